@@ -1,0 +1,3 @@
+from memx_mcp.server import main
+
+main()

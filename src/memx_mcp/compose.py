@@ -1,0 +1,49 @@
+"""The composition root: builds Memory from Settings for the server, the CLI and the hooks."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from .config import Settings
+from .memory import Memory
+from .store.embedder import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
+from .store.lance import LanceStore
+from .store.protocols import Embedder
+
+
+def configure_logging(settings: Settings) -> None:
+    """Logs go to stderr (stdout belongs to the protocol); bullet contents are never logged at INFO."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, settings.log_level.upper(), logging.WARNING),
+        format="%(asctime)s memx %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def private_files() -> None:
+    """Files memx creates are readable by their owner only."""
+    os.umask(0o077)
+
+
+def make_embedder(settings: Settings) -> LazyEmbedder:
+    def load() -> Embedder:
+        folder = Path(settings.model_path) if settings.model_path else prepare_shipped_model(settings.home / "models")
+        return FastEmbedEmbedder(settings.model_name, folder, settings.model_dim, threads=settings.embed_threads)
+
+    return LazyEmbedder(load, settings.model_name)
+
+
+def open_store(settings: Settings, *, allow_model_change: bool = False) -> LanceStore:
+    return LanceStore(
+        settings.home / "store", settings.model_name, settings.model_dim, allow_model_change=allow_model_change
+    )
+
+
+def open_memory(settings: Settings, *, cwd: Path | None = None, allow_model_change: bool = False) -> Memory:
+    settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    embedder = make_embedder(settings)
+    embedder.start()  # load the model while the store opens
+    return Memory(settings, open_store(settings, allow_model_change=allow_model_change), embedder, cwd=cwd)

@@ -1,0 +1,139 @@
+"""One Settings object. Read from ``MEMX_HOME/config.toml`` (if present), then ``MEMX_*`` environment
+variables, which win. Only the composition roots (server, CLI, hooks) call :func:`load_settings`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInputError
+
+ENV_PREFIX = "MEMX_"
+REFLECTOR_MODES = ("rules", "hybrid", "llm")
+MERGE_STRATEGIES = ("keep_best", "merge_content")
+
+
+def default_home() -> Path:
+    """The per-user data folder: XDG on Linux, Application Support on macOS, LOCALAPPDATA on Windows."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "memx"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "memx"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "memx"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of memx, with the defaults of SPEC.md. The field name in upper case, prefixed with
+    ``MEMX_``, is its environment variable (``home`` is ``MEMX_HOME``)."""
+
+    home: Path = field(default_factory=default_home, metadata={"doc": "data folder (store, logs, model cache)"})
+    scope: str = field(default="", metadata={"doc": "current scope; empty: detect from the working directory"})
+    model_name: str = field(
+        default="sentence-transformers/all-MiniLM-L6-v2", metadata={"doc": "fastembed model name"}
+    )
+    model_dim: int = field(default=384, metadata={"doc": "embedding dimension of the model"})
+    model_path: str = field(
+        default="", metadata={"doc": "folder with model.onnx and tokenizer files; empty: the shipped model"}
+    )
+    embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
+    reflector_mode: str = field(default="hybrid", metadata={"doc": "rules, hybrid or llm"})
+    llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"})
+    llm_base_url: str = field(default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default"})
+    llm_timeout: float = field(default=20.0, metadata={"doc": "seconds before an LLM call falls back to rules"})
+    min_score: float = field(default=30.0, metadata={"doc": "Reflector candidates below this are dropped"})
+    merge_threshold: float = field(default=0.8, metadata={"doc": "cosine at or above which a write merges"})
+    conflict_threshold: float = field(
+        default=0.5, metadata={"doc": "cosine at or above which a write records a potential conflict"}
+    )
+    merge_strategy: str = field(default="keep_best", metadata={"doc": "keep_best or merge_content"})
+    half_life_days: float = field(default=30.0, metadata={"doc": "decay half-life"})
+    boost_factor: float = field(default=0.1, metadata={"doc": "decay boost per recall"})
+    permanent_recalls: int = field(default=15, metadata={"doc": "recalls after which a bullet never decays"})
+    protect_days: float = field(default=7.0, metadata={"doc": "age under which a bullet keeps weight 1.0"})
+    archive_below: float = field(default=0.02, metadata={"doc": "weight under which gc archives"})
+    keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})
+    semantic_weight: float = field(default=0.4, metadata={"doc": "weight of L4 in the blend"})
+    recency_boost: float = field(default=1.2, metadata={"doc": "multiplier for bullets newer than recency_days"})
+    recency_days: float = field(default=7.0, metadata={"doc": "window of the recency boost"})
+    scope_boost: float = field(default=1.3, metadata={"doc": "multiplier for bullets of the current scope"})
+    max_results: int = field(default=5, metadata={"doc": "bullets returned by recall"})
+    token_budget: int = field(default=2000, metadata={"doc": "tokens returned by recall"})
+    min_relevance: float = field(
+        default=0.1, metadata={"doc": "recall drops hits whose blended relevance is below this (0 keeps all)"}
+    )
+    candidate_limit: int = field(default=50, metadata={"doc": "candidates per index before rescoring"})
+    model_wait_seconds: float = field(
+        default=10.0, metadata={"doc": "how long a call waits for the model to load before going keyword-only"}
+    )
+    log_level: str = field(default="WARNING", metadata={"doc": "stderr log level"})
+
+    def __post_init__(self) -> None:
+        if self.reflector_mode not in REFLECTOR_MODES:
+            raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
+        if self.merge_strategy not in MERGE_STRATEGIES:
+            raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")
+        if not 0.0 <= self.conflict_threshold <= self.merge_threshold <= 1.0:
+            raise InvalidInputError("thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= 1")
+        if self.max_results < 1 or self.token_budget < 1:
+            raise InvalidInputError("max_results and token_budget must be positive")
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def _coerce(name: str, kind: Any, raw: Any) -> Any:
+    kind_name = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+    try:
+        if kind_name == "Path":
+            return Path(str(raw)).expanduser()
+        if kind_name == "int":
+            return int(raw)
+        if kind_name == "float":
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"setting {name}: cannot read {raw!r} as {kind_name}") from exc
+
+
+def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
+    """Defaults < ``config.toml`` in the data folder < ``MEMX_*`` environment < explicit arguments."""
+    env = os.environ
+    home_path = Path(home).expanduser() if home else None
+    if home_path is None and env.get(ENV_PREFIX + "HOME"):
+        home_path = Path(env[ENV_PREFIX + "HOME"]).expanduser()
+    home_path = home_path or default_home()
+    values: dict[str, Any] = {}
+    config_file = home_path / "config.toml"
+    if config_file.is_file():
+        try:
+            values.update(tomllib.loads(config_file.read_text(encoding="utf-8")))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"{config_file}: {exc}") from exc
+    known = {f.name: f for f in fields(Settings)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise InvalidInputError(f"{config_file}: unknown settings {', '.join(unknown)}")
+    for name in known:
+        raw = env.get(ENV_PREFIX + name.upper())
+        if raw is not None and raw != "":
+            values[name] = raw
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    values["home"] = home_path
+    return Settings(**{name: _coerce(name, known[name].type, value) for name, value in values.items()})
+
+
+def settings_reference() -> list[tuple[str, str, str]]:
+    """(environment variable, default, meaning) for every setting: the README's reference table."""
+    rows = []
+    for f in fields(Settings):
+        default = "per-user data folder" if f.name == "home" else repr(f.default)
+        rows.append((ENV_PREFIX + f.name.upper(), default, str(f.metadata.get("doc", ""))))
+    return rows

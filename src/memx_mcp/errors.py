@@ -1,0 +1,46 @@
+"""The one exception tree of memx. The edges translate it: tool errors in the server, messages in the CLI,
+silence (a log line) in hooks.
+
+    MemxError
+    ├── InvalidInputError        bad text, limits, ids (the caller can fix it)
+    │   └── InvalidScopeError    a scope that does not parse
+    ├── NotFoundError            an id that is not in the store
+    ├── StoreError               the store cannot be opened or written
+    │   ├── ModelMismatchError   the store was embedded with another model: run `memx reindex`
+    │   └── SchemaVersionError   the store was written by a newer memx
+    └── EmbedderUnavailable      the embedding model cannot load (memx goes keyword-only)
+"""
+
+from __future__ import annotations
+
+
+class MemxError(Exception):
+    """Base of every error memx raises on purpose; its message is meant for a person."""
+
+
+class InvalidInputError(MemxError):
+    pass
+
+
+class InvalidScopeError(InvalidInputError):
+    pass
+
+
+class NotFoundError(MemxError):
+    pass
+
+
+class StoreError(MemxError):
+    pass
+
+
+class ModelMismatchError(StoreError):
+    pass
+
+
+class SchemaVersionError(StoreError):
+    pass
+
+
+class EmbedderUnavailable(MemxError):
+    pass

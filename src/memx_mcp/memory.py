@@ -1,0 +1,360 @@
+"""Memory: the one facade that the MCP server, the CLI and the hooks call.
+
+It wires Sanitizer → classification and score → Curator on writes, and the Generator plus Decay's
+reinforcement on reads. Dependencies arrive ready-made from the composition root (``compose.py``)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from . import curator
+from .config import Settings
+from .decay import DecayParams
+from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError
+from .models import (
+    Bullet,
+    Conflict,
+    ConflictView,
+    ForgetResult,
+    KnowledgeType,
+    RecallResult,
+    RememberResult,
+    Section,
+    Stats,
+    Status,
+    new_id,
+)
+from .reflector import PrivacySanitizer, classify, extract_metadata, instructivity
+from .retrieval import RecallRequest, RetrievalParams
+from .retrieval import recall as generate
+from .retrieval.fusion import FusionParams
+from .scopes import Scope, detect_scope, parse_scope
+from .store.lance import LanceStore
+from .store.protocols import Embedder
+
+log = logging.getLogger(__name__)
+
+MAX_CONTENT_CHARS = 4000
+MAX_QUERY_CHARS = 2000
+MAX_RESULTS_CAP = 50
+TOKEN_BUDGET_CAP = 50_000
+MAX_IDS = 200
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class EmbedderSource(Protocol):
+    """Hands out the embedder once it is loaded; ``note`` says what happened when it is not."""
+
+    note: str
+
+    def get(self, timeout: float) -> Embedder | None: ...
+
+
+@dataclass
+class ReadyEmbedder:
+    """An embedder that is already loaded (tests, benchmarks, the CLI after a synchronous load)."""
+
+    embedder: Embedder | None
+    note: str = ""
+
+    def get(self, timeout: float) -> Embedder | None:
+        return self.embedder
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def clean_text(text: str, what: str, limit: int) -> str:
+    """Refuse empty, binary and over-long text with a message that says what to do."""
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what} must be text")
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidInputError(f"{what} is empty")
+    if "\x00" in stripped or len(_CONTROL.findall(stripped)) > max(8, len(stripped) // 100):
+        raise InvalidInputError(f"{what} looks binary (control characters); send plain text")
+    if len(stripped) > limit:
+        raise InvalidInputError(f"{what} is {len(stripped)} characters; the limit is {limit}: shorten it")
+    return stripped
+
+
+class Memory:
+    def __init__(
+        self,
+        settings: Settings,
+        store: LanceStore,
+        embedder: EmbedderSource,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        cwd: Path | None = None,
+        sanitizer: PrivacySanitizer | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.cwd = cwd or Path.cwd()
+        self.sanitizer = sanitizer or PrivacySanitizer()
+        self._current: Scope | None = None
+        self.curator_params = curator.CuratorParams(
+            merge_threshold=settings.merge_threshold,
+            conflict_threshold=settings.conflict_threshold,
+            strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
+        )
+        self.decay_params = DecayParams(
+            half_life_days=settings.half_life_days,
+            boost_factor=settings.boost_factor,
+            permanent_recalls=settings.permanent_recalls,
+            protect_days=settings.protect_days,
+            archive_below=settings.archive_below,
+        )
+        self.retrieval_params = RetrievalParams(
+            fusion=FusionParams(
+                keyword_weight=settings.keyword_weight,
+                semantic_weight=settings.semantic_weight,
+                recency_boost=settings.recency_boost,
+                recency_days=settings.recency_days,
+                scope_boost=settings.scope_boost,
+            ),
+            decay=self.decay_params,
+            candidate_limit=settings.candidate_limit,
+            min_relevance=settings.min_relevance,
+        )
+
+    # -- scopes ---------------------------------------------------------------------------------------
+
+    def current_scope(self) -> Scope:
+        """From configuration, else the working directory's git repository, else global."""
+        if self._current is None:
+            detected = detect_scope(self.cwd)
+            self._current = parse_scope(self.settings.scope, detected) if self.settings.scope else detected
+        return self._current
+
+    def resolve_scope(self, scope: str | None) -> Scope:
+        current = self.current_scope()
+        return parse_scope(scope, current) if scope and scope.strip() else current
+
+    # -- embedding ------------------------------------------------------------------------------------
+
+    def _embed(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
+        embedder = self.embedder.get(self.settings.model_wait_seconds)
+        if embedder is None:
+            return None, self.embedder.note
+        try:
+            return embedder.embed(texts), ""
+        except Exception as exc:  # the model failing at run time degrades, never breaks, the call
+            log.warning("embedding failed: %s", exc)
+            return None, f"embedding failed, keyword-only: {type(exc).__name__}"
+
+    # -- remember -------------------------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        scope: str | None = None,
+        tags: Sequence[str] = (),
+        source: str = "manual",
+        confidence: float = 1.0,
+        origin: str = "",
+        section: Section | None = None,
+        knowledge_type: KnowledgeType | None = None,
+    ) -> RememberResult:
+        """Sanitize, classify and score one bullet, then let the Curator insert or merge it. An explicit
+        remember is stored whatever its score. New bullets go to the project scope unless told."""
+        content = self.sanitizer.mask(clean_text(text, "text", MAX_CONTENT_CHARS))
+        target = self.resolve_scope(scope) if scope and scope.strip() else self.current_scope().project_scope()
+        now = self.clock()
+        cls = classify(content)
+        meta = extract_metadata(content)
+        clean_tags = tuple(self.sanitizer.mask(t.strip())[:64] for t in tags if t and t.strip())
+        vectors, note = self._embed([content])
+        bullet = Bullet(
+            id=new_id(),
+            content=content,
+            section=section or cls.section,
+            knowledge_type=knowledge_type or cls.knowledge_type,
+            instructivity_score=instructivity(content, confidence).score,
+            confidence=confidence,
+            source=source,
+            scope=str(target),
+            created_at=now,
+            updated_at=now,
+            tools=meta.tools,
+            entities=meta.entities,
+            tags=tuple(dict.fromkeys((*meta.tags, *clean_tags))),
+            origin=origin[:500],
+            vector=vectors[0] if vectors else None,
+        )
+        notes = (note,) if note else ()
+        with self.store.write_lock():
+            return self._curate(bullet, now, notes)
+
+    def _neighbours(self, bullet: Bullet) -> list[curator.Neighbour]:
+        if bullet.vector is not None:
+            return [curator.Neighbour(b, s) for b, s in self.store.neighbours(bullet.vector, bullet.scope, 10)]
+        same = self.store.find_content(bullet.content, bullet.scope)  # keyword-only: exact duplicates
+        return [curator.Neighbour(same, 1.0)] if same else []
+
+    def _curate(self, bullet: Bullet, now: datetime, notes: tuple[str, ...]) -> RememberResult:
+        decision = curator.decide(bullet.content, self._neighbours(bullet), self.curator_params)
+        if decision.action == "merge" and decision.target is not None:
+            merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
+            if merged.vector is None:
+                vectors, _ = self._embed([merged.content])
+                merged = merged.with_changes(vector=vectors[0] if vectors else decision.target.vector)
+            self.store.upsert([merged])
+            return RememberResult(
+                action="merged", bullet=merged, merged_into=merged.id, similarity=decision.similarity, notes=notes
+            )
+        self.store.add([bullet])
+        conflicts = tuple(
+            Conflict(
+                id="c_" + new_id()[2:],
+                a_id=c.other.id,
+                b_id=bullet.id,
+                similarity=round(c.similarity, 4),
+                kind=c.kind,
+                evidence=c.evidence,
+                scope=bullet.scope,
+                created_at=now,
+            )
+            for c in decision.conflicts
+        )
+        self.store.add_conflicts(conflicts)
+        action = "inserted_with_conflict" if conflicts else "inserted"
+        return RememberResult(action=action, bullet=bullet, conflicts=conflicts, notes=notes)
+
+    # -- recall ---------------------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        *,
+        scope: str | None = None,
+        max_results: int | None = None,
+        token_budget: int | None = None,
+        reinforce: bool = True,
+    ) -> RecallResult:
+        """Hybrid retrieval in the visible scopes; what is returned is reinforced (one batched write)."""
+        text = clean_text(query, "query", MAX_QUERY_CHARS)
+        notes: list[str] = []
+        limit = self._clamp("max_results", max_results, self.settings.max_results, MAX_RESULTS_CAP, notes)
+        budget = self._clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
+        request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
+        vectors, note = self._embed([text])
+        if note:
+            notes.append(note)
+        result = generate(self.store, request, vectors[0] if vectors else None, self.retrieval_params, notes)
+        if reinforce and result.hits:
+            try:
+                self.store.mark_recalled([h.bullet.id for h in result.hits], request.now)
+            except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
+                log.warning("could not record recalls: %s", exc)
+        return result
+
+    @staticmethod
+    def _clamp(name: str, value: int | None, default: int, cap: int, notes: list[str]) -> int:
+        if value is None:
+            return default
+        if value < 1 or value > cap:
+            clamped = min(max(1, value), cap)
+            notes.append(f"{name} {value} clamped to {clamped}")
+            return clamped
+        return value
+
+    # -- conflicts ------------------------------------------------------------------------------------
+
+    def list_conflicts(self, scope: str | None = None, include_overlaps: bool = False) -> list[ConflictView]:
+        """Open conflicts in the visible scopes whose two bullets are both still active, contradictions
+        first, then by similarity."""
+        found = self.store.conflicts(self.resolve_scope(scope).visible())
+        if not include_overlaps:
+            found = [c for c in found if c.kind == "contradiction"]
+        ids = sorted({i for c in found for i in (c.a_id, c.b_id)})
+        bullets = {b.id: b for b in self.store.get(ids) if b.status is Status.ACTIVE}
+        views = []
+        for c in found:
+            a, b = bullets.get(c.a_id), bullets.get(c.b_id)
+            if a is None or b is None:
+                continue
+            side, reason = curator.recommend(a, b)
+            views.append(ConflictView(conflict=c, a=a, b=b, recommended=side, reason=reason))
+        views.sort(key=lambda v: (v.conflict.kind != "contradiction", -v.conflict.similarity))
+        return views
+
+    # -- forget ---------------------------------------------------------------------------------------
+
+    def forget(self, ids: Sequence[str], *, purge: bool = False) -> ForgetResult:
+        """Archive (or, with ``purge``, erase) bullets by id. Unknown ids are reported, not fatal."""
+        wanted = list(dict.fromkeys(i.strip() for i in ids if i and i.strip()))
+        if not wanted:
+            raise InvalidInputError("no ids given")
+        if len(wanted) > MAX_IDS:
+            raise InvalidInputError(f"{len(wanted)} ids; at most {MAX_IDS} at once")
+        with self.store.write_lock():
+            found = {b.id for b in self.store.get(wanted)}
+            known = [i for i in wanted if i in found]
+            if purge:
+                self.store.delete(known)
+            else:
+                self.store.set_status(known, Status.ARCHIVED, self.clock())
+        missing = tuple(i for i in wanted if i not in found)
+        if not known:
+            raise NotFoundError(f"no bullet with id {', '.join(missing)}")
+        return ForgetResult(
+            archived=() if purge else tuple(known), purged=tuple(known) if purge else (), not_found=missing
+        )
+
+    def forget_matching(self, query: str, *, scope: str | None = None, confirm: bool = False) -> ForgetResult:
+        """Forget what ``recall`` returns for ``query``; without ``confirm`` nothing changes and the ids
+        that would be archived come back in ``would_forget``."""
+        result = self.recall(query, scope=scope, reinforce=False)
+        ids = tuple(h.bullet.id for h in result.hits)
+        if not confirm or not ids:
+            return ForgetResult(archived=(), purged=(), not_found=(), would_forget=ids)
+        return self.forget(ids)
+
+    # -- stats and maintenance ------------------------------------------------------------------------
+
+    def stats(self) -> Stats:
+        statuses = self.store.column_counts("status")
+        embedder_loaded = self.embedder.get(0.0) is not None
+        return Stats(
+            total=sum(statuses.values()),
+            active=statuses.get("active", 0),
+            archived=statuses.get("archived", 0),
+            by_scope=self.store.column_counts("scope"),
+            by_section=self.store.column_counts("section"),
+            by_type=self.store.column_counts("knowledge_type"),
+            open_conflicts=self.store.count_conflicts("open"),
+            model=self.settings.model_name,
+            mode="hybrid" if embedder_loaded else "keyword-only",
+            model_note=self.embedder.note,
+            home=str(self.settings.home),
+            store_bytes=self.store.size_bytes(),
+        )
+
+    def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Re-embed every bullet with the configured model into a fresh table."""
+        embedder = self.embedder.get(max(60.0, self.settings.model_wait_seconds))
+        if embedder is None:
+            raise EmbedderUnavailable(f"cannot reindex: {self.embedder.note}")
+        with self.store.write_lock():
+            bullets = self.store.all_bullets()
+            done: list[Bullet] = []
+            for start in range(0, len(bullets), 64):
+                batch = bullets[start : start + 64]
+                vectors = embedder.embed([b.content for b in batch])
+                done.extend(b.with_changes(vector=v) for b, v in zip(batch, vectors, strict=True))
+                if progress:
+                    progress(len(done), len(bullets))
+            self.store.replace_all(done, embedder.name, embedder.dim)
+        return len(done)

@@ -1,0 +1,89 @@
+"""Readable text for people (the CLI's tables) and for the assistant (the tools' text block)."""
+
+from __future__ import annotations
+
+from .schemas import ConflictsOut, ForgetOut, RecallOut, RememberOut, StatsOut
+
+
+def _clip(text: str, width: int) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
+
+
+def remember_text(r: RememberOut) -> str:
+    b = r.bullet
+    if r.action == "merged":
+        head = f"Merged into existing {r.merged_into} (similarity {r.similarity or 1.0:.2f})"
+    elif r.conflicts:
+        head = f"Remembered {b.id}, with {len(r.conflicts)} possible conflict(s)"
+    else:
+        head = f"Remembered {b.id}"
+    lines = [f"{head} [{b.section}/{b.knowledge_type}, score {b.instructivity_score:.0f}, {b.scope}]", b.content]
+    for c in r.conflicts:
+        why = "; ".join(c.evidence) or "similar content"
+        lines.append(f"  {c.kind} with {c.other_id} (similarity {c.similarity:.2f}): {why}")
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
+def recall_text(r: RecallOut, width: int = 100) -> str:
+    if not r.results:
+        lines = [f"Nothing relevant in {r.scope} for {r.query!r} ({r.mode})."]
+    else:
+        lines = [f"{len(r.results)} result(s) for {r.query!r} in {r.scope} ({r.mode}):"]
+        for i, h in enumerate(r.results, 1):
+            s = h.score
+            lines.append(f"{i}. [{h.id}] {_clip(h.content, width)}")
+            lines.append(
+                f"   final {s.final:.3f} = blended {s.blended:.3f} × decay {s.decay:.2f} × recency {s.recency:.1f}"
+                f" × scope {s.scope:.1f}  (L1 {s.l1:.1f} L2 {s.l2:.1f} L3 {s.l3:.1f} sem {s.semantic:.2f})"
+                f"  {h.section}/{h.knowledge_type} {h.scope}"
+            )
+    if r.omitted_by_budget:
+        lines.append(f"{r.omitted_by_budget} more did not fit the token budget.")
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
+def conflicts_text(r: ConflictsOut, width: int = 100) -> str:
+    if not r.conflicts:
+        return "No open conflicts."
+    lines = []
+    for c in r.conflicts:
+        lines.append(f"{c.id}  {c.kind}  similarity {c.similarity:.2f}  {c.scope}")
+        lines.append(f"  a [{c.a.id}] {_clip(c.a.content, width)}")
+        lines.append(f"  b [{c.b.id}] {_clip(c.b.content, width)}")
+        if c.evidence:
+            lines.append(f"  evidence: {'; '.join(c.evidence)}")
+        lines.append(f"  recommended: keep {c.recommended} ({c.reason})")
+    return "\n".join(lines)
+
+
+def forget_text(r: ForgetOut) -> str:
+    lines = []
+    if r.archived:
+        lines.append(f"Archived {len(r.archived)}: {', '.join(r.archived)}")
+    if r.purged:
+        lines.append(f"Erased {len(r.purged)}: {', '.join(r.purged)}")
+    if r.would_forget:
+        lines.append(f"Would forget {len(r.would_forget)} (confirm to apply): {', '.join(r.would_forget)}")
+    if r.not_found:
+        lines.append(f"Not found: {', '.join(r.not_found)}")
+    return "\n".join(lines) or "Nothing matched."
+
+
+def _counts(title: str, counts: dict[str, int]) -> list[str]:
+    rows = [f"{title}:"]
+    width = max((len(k) for k in counts), default=0)
+    rows.extend(f"  {k.ljust(width)}  {v:>7}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return rows if counts else [f"{title}: none"]
+
+
+def stats_text(s: StatsOut) -> str:
+    lines = [
+        f"bullets: {s.total} ({s.active} active, {s.archived} archived); open conflicts: {s.open_conflicts}",
+        f"model: {s.model} ({s.mode}) — {s.model_note}",
+        f"data folder: {s.home} ({s.store_bytes / 1_048_576:.1f} MiB)",
+    ]
+    lines += _counts("by scope", s.by_scope) + _counts("by section", s.by_section) + _counts("by type", s.by_type)
+    return "\n".join(lines)

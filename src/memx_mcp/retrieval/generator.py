@@ -1,0 +1,133 @@
+"""The Generator: gather candidates from the indexes, rescore them with the four layers, fuse, pack."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+
+from ..decay import DecayParams, decay_weight
+from ..models import Bullet, Hit, RecallResult
+from ..scopes import Scope
+from .budget import estimate_tokens, pack
+from .fusion import FusionParams, fuse, recency_multiplier
+from .layers import exact_score, fuzzy_score, metadata_score, metadata_terms
+from .tokenize import query_terms, tokens
+
+log = logging.getLogger(__name__)
+
+
+class CandidateSource(Protocol):
+    """What the Generator needs from a store: candidates from its indexes, filtered by scope first."""
+
+    def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
+
+    def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    query: str
+    scope: Scope
+    max_results: int
+    token_budget: int
+    now: datetime
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    fusion: FusionParams
+    decay: DecayParams
+    candidate_limit: int = 50
+    min_relevance: float = 0.1  # on the blended score, before decay/recency/scope multipliers
+
+
+def _cosine(query: np.ndarray, vector: tuple[float, ...] | None) -> float | None:
+    if vector is None:
+        return None
+    v = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(v)) * float(np.linalg.norm(query))
+    return float(v @ query) / norm if norm else 0.0
+
+
+def _gather(
+    source: CandidateSource,
+    terms: Sequence[str],
+    query_vector: Sequence[float] | None,
+    scopes: Sequence[str],
+    limit: int,
+) -> tuple[dict[str, Bullet], bool, list[str]]:
+    found: dict[str, Bullet] = {}
+    notes: list[str] = []
+    vector_ok = False
+    if query_vector is not None:
+        try:
+            for b in source.vector_candidates(query_vector, scopes, limit):
+                found[b.id] = b
+            vector_ok = True
+        except Exception as exc:  # a failing layer is skipped, never fatal
+            log.warning("vector layer failed: %s", exc)
+            notes.append(f"vector layer skipped: {type(exc).__name__}")
+    try:
+        for b in source.keyword_candidates(terms, scopes, limit):
+            found.setdefault(b.id, b)
+    except Exception as exc:
+        log.warning("full-text layer failed: %s", exc)
+        notes.append(f"full-text layer skipped: {type(exc).__name__}")
+    return found, vector_ok, notes
+
+
+def score_bullet(
+    bullet: Bullet,
+    terms: Sequence[str],
+    query_vector: np.ndarray | None,
+    request: RecallRequest,
+    params: RetrievalParams,
+) -> Hit:
+    bullet_terms = frozenset(tokens(bullet.content)) | metadata_terms(bullet.tools)
+    semantic = _cosine(query_vector, bullet.vector) if query_vector is not None else None
+    if query_vector is not None and semantic is None:
+        semantic = 0.0  # a bullet stored while the model was away has no vector yet
+    score = fuse(
+        l1=exact_score(terms, bullet_terms),
+        l2=fuzzy_score(terms, bullet_terms),
+        l3=metadata_score(terms, metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))),
+        semantic=semantic,
+        decay=decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
+        recency=recency_multiplier(bullet.created_at, request.now, params.fusion),
+        scope=params.fusion.scope_boost if bullet.scope == str(request.scope) else 1.0,
+        params=params.fusion,
+    )
+    return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
+
+
+def recall(
+    source: CandidateSource,
+    request: RecallRequest,
+    query_vector: Sequence[float] | None,
+    params: RetrievalParams,
+    notes: Sequence[str] = (),
+) -> RecallResult:
+    """Rank the visible bullets for ``request.query`` and pack the best into the budget."""
+    terms = query_terms(request.query)
+    scopes = request.scope.visible()
+    found, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
+    qvec = np.asarray(query_vector, dtype=np.float32) if vector_ok and query_vector is not None else None
+    hits = [score_bullet(b, terms, qvec, request, params) for b in found.values()]
+    hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
+    hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
+    packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)
+    return RecallResult(
+        query=request.query,
+        scope=str(request.scope),
+        mode="hybrid" if qvec is not None else "keyword-only",
+        hits=tuple(packed),
+        candidates=len(found),
+        omitted_by_budget=omitted,
+        tokens_used=sum(h.tokens for h in packed),
+        notes=(*notes, *gather_notes),
+    )

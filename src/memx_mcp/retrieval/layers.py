@@ -1,0 +1,59 @@
+"""The keyword layers of SPEC §7, each on its documented scale.
+
+- L1 exact, in [0, 15]: the share of query terms found verbatim among the bullet's terms.
+- L2 fuzzy, in [0, 10]: the mean over query terms of the best rapidfuzz ratio against the bullet's terms
+  (exact terms count 1.0; ratios under 0.8 count 0), so spelling variants and inflections still score.
+- L3 metadata, in [0, 10]: Jaccard of the query terms and the bullet's tools / entities / tags."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rapidfuzz import fuzz, process
+
+from .tokenize import is_cjk, tokens
+
+L1_MAX = 15.0
+L2_MAX = 10.0
+L3_MAX = 10.0
+FUZZY_CUTOFF = 80.0
+MIN_FUZZY_LENGTH = 4
+
+
+def exact_score(query: Sequence[str], bullet_terms: frozenset[str]) -> float:
+    if not query:
+        return 0.0
+    found = sum(1 for term in query if term in bullet_terms)
+    return L1_MAX * found / len(query)
+
+
+def fuzzy_score(query: Sequence[str], bullet_terms: frozenset[str]) -> float:
+    if not query:
+        return 0.0
+    latin = [t for t in bullet_terms if len(t) >= MIN_FUZZY_LENGTH and not is_cjk(t)]
+    total = 0.0
+    for term in query:
+        if term in bullet_terms:
+            total += 1.0
+        elif len(term) >= MIN_FUZZY_LENGTH and not is_cjk(term) and latin:
+            best = process.extractOne(term, latin, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+            if best is not None:
+                total += best[1] / 100.0
+    return L2_MAX * total / len(query)
+
+
+def metadata_terms(values: Iterable[str]) -> frozenset[str]:
+    """A bullet's tools/entities/tags, whole and split the way the tokenizer splits text."""
+    terms: set[str] = set()
+    for value in values:
+        terms.add(value.lower())
+        terms.update(tokens(value))
+    return frozenset(terms)
+
+
+def metadata_score(query: Sequence[str], metadata: frozenset[str]) -> float:
+    if not query or not metadata:
+        return 0.0
+    q = set(query)
+    union = q | metadata
+    return L3_MAX * len(q & metadata) / len(union)

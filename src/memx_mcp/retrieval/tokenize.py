@@ -1,0 +1,80 @@
+"""Tokenization that understands code and CJK.
+
+Code: ``pytest -v`` gives ``pytest`` and ``-v``; ``--dry-run`` keeps the flag and adds ``dry``, ``run``;
+``snake_case``, ``dotted.names``, ``src/paths.py`` and ``CamelCaseErrors`` keep the whole token and add
+their parts. CJK has no spaces, so a run of Han/Kana/Hangul gives its characters and its bigrams: any
+Chinese or Japanese substring of two or more characters then matches exactly."""
+
+from __future__ import annotations
+
+import re
+
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
+_CHUNK = re.compile(rf"[{_CJK_CHARS}]+|[^\s{_CJK_CHARS}]+")
+_CJK_RUN = re.compile(rf"^[{_CJK_CHARS}]+$")
+_PART = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_EDGE = "\"'`()[]{}<>,;:!?。、，：；！？「」『』（）"
+_CJK_CHAR = re.compile(rf"[{_CJK_CHARS}]")
+
+STOP_WORDS = frozenset(
+    """a an and are as at be been but by can could did do does doing for from had has have how i if in into
+    is it its it's me my of on or our so than that the their them then there these they this to too us was
+    we were what when where which while who why will with would you your""".split()
+)
+# Single kana/han that carry grammar rather than meaning; their bigrams still match.
+CJK_STOP_CHARS = frozenset("のはがをにでともへやかなたしてすまれるだい了的是在和与就都而及着过吗呢吧啊")
+
+
+def _code_parts(token: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _PART.findall(token):
+        camel = _CAMEL.findall(piece)
+        parts.append(piece.lower())
+        if len(camel) > 1:
+            parts.extend(c.lower() for c in camel)
+    return parts
+
+
+def _latin_terms(chunk: str) -> list[str]:
+    token = chunk.strip(_EDGE).rstrip(".")
+    if not token:
+        return []
+    whole = token.lower()
+    parts = _code_parts(token)
+    terms = [] if parts == [whole] else [whole]
+    terms.extend(parts)
+    return [t for t in terms if t]
+
+
+def _cjk_terms(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [*run, *(run[i : i + 2] for i in range(len(run) - 1))]
+
+
+def tokens(text: str) -> list[str]:
+    """Every term of ``text`` in order, with repeats: what the full-text index stores."""
+    out: list[str] = []
+    for chunk in _CHUNK.findall(text):
+        out.extend(_cjk_terms(chunk) if _CJK_RUN.match(chunk) else _latin_terms(chunk))
+    return out
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct meaningful terms of a query, in order: stop words and grammatical CJK characters removed
+    (unless nothing else is left)."""
+    seen: dict[str, None] = {}
+    for term in tokens(text):
+        seen.setdefault(term, None)
+    all_terms = list(seen)
+    kept = [t for t in all_terms if t not in STOP_WORDS and t not in CJK_STOP_CHARS]
+    return kept or all_terms
+
+
+def is_cjk(term: str) -> bool:
+    return bool(_CJK_CHAR.search(term))
+
+
+def cjk_char_count(text: str) -> int:
+    return len(_CJK_CHAR.findall(text))

@@ -1,0 +1,1 @@
+"""Storage adapters: LanceDB for bullets and conflicts, fastembed for vectors."""

@@ -1,0 +1,335 @@
+"""LanceStore: bullets and conflicts in an embedded LanceDB folder shared by many processes.
+
+- Reads see other processes' writes (``read_consistency_interval=0``).
+- Writes go through one cross-process file lock and are retried on commit conflicts.
+- The table is compacted (and its full-text index brought up to date) every ``optimize_every`` versions.
+- ``meta.json`` records the schema version and the embedding model; another model is refused until
+  ``memx reindex`` re-embeds into a fresh table."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import ModelMismatchError, SchemaVersionError, StoreError
+from ..models import Bullet, Conflict, Status
+from .lock import file_lock
+from .rows import (
+    bullet_schema,
+    bullets_table,
+    conflict_schema,
+    conflict_to_row,
+    row_to_bullet,
+    row_to_conflict,
+)
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+CONFLICTS = "conflicts"
+T = TypeVar("T")
+
+
+def sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def sql_list(values: Sequence[str]) -> str:
+    return "(" + ", ".join(sql_str(v) for v in values) + ")"
+
+
+def _retry(action: Callable[[], T], what: str, attempts: int = 6) -> T:
+    """Retry LanceDB commit conflicts (another process committed first) with a short backoff."""
+    delay = 0.02
+    for attempt in range(attempts):
+        try:
+            return action()
+        except Exception as exc:
+            text = str(exc).lower()
+            if attempt == attempts - 1 or not ("conflict" in text or "retry" in text):
+                raise
+            log.info("%s: commit conflict, retrying (%s)", what, type(exc).__name__)
+            time.sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")
+
+
+class LanceStore:
+    def __init__(
+        self,
+        root: Path,
+        model_name: str,
+        dim: int,
+        *,
+        optimize_every: int = 20,
+        allow_model_change: bool = False,
+    ) -> None:
+        import lancedb
+
+        self.root = root
+        self.model_name = model_name
+        self.dim = dim
+        self.optimize_every = optimize_every
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._meta_path = root / "meta.json"
+        self._lock_path = root / "write.lock"
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0))
+        with self.write_lock():
+            meta = self._load_or_create_meta()
+            if not allow_model_change:
+                self._check_model(meta)
+            self._bullets_name = str(meta["bullets_table"])
+            self._bullets = self._open_or_create(self._bullets_name, bullet_schema(int(meta["dim"])))
+            self._conflicts = self._open_or_create(CONFLICTS, conflict_schema())
+            self._ensure_fts()
+
+    # -- meta and tables ------------------------------------------------------------------------------
+
+    def _load_or_create_meta(self) -> dict[str, Any]:
+        if self._meta_path.is_file():
+            try:
+                meta: dict[str, Any] = json.loads(self._meta_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise StoreError(f"cannot read {self._meta_path}: {exc}") from exc
+            version = int(meta.get("schema_version", 0))
+            if version > SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"the store at {self.root} has schema version {version}; this memx reads up to "
+                    f"{SCHEMA_VERSION}: upgrade memx-mcp to open it"
+                )
+            return meta
+        meta = {
+            "schema_version": SCHEMA_VERSION,
+            "model": self.model_name,
+            "dim": self.dim,
+            "bullets_table": "bullets",
+            "created_at": datetime.now().astimezone().isoformat(),
+        }
+        self._write_meta(meta)
+        return meta
+
+    def _write_meta(self, meta: dict[str, Any]) -> None:
+        tmp = self._meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        os.chmod(tmp, 0o600)
+        tmp.replace(self._meta_path)
+
+    def _check_model(self, meta: dict[str, Any]) -> None:
+        if meta.get("model") != self.model_name or int(meta.get("dim", 0)) != self.dim:
+            raise ModelMismatchError(
+                f"the store at {self.root} was embedded with {meta.get('model')} ({meta.get('dim')}-d), "
+                f"but the configured model is {self.model_name} ({self.dim}-d). Run `memx reindex` to "
+                "re-embed it with the configured model, or set MEMX_MODEL_NAME back."
+            )
+
+    def _open_or_create(self, name: str, schema: Any) -> Any:
+        return self._db.create_table(name, schema=schema, exist_ok=True)
+
+    def _ensure_fts(self) -> None:
+        from lancedb.index import FTS
+
+        if any(ix.index_type == "FTS" for ix in self._bullets.list_indices()):
+            return
+        config = FTS(
+            base_tokenizer="whitespace",  # memx tokenizes `terms` itself (code parts, CJK bigrams)
+            lower_case=True,
+            stem=False,
+            remove_stop_words=False,
+            ascii_folding=False,
+            max_token_length=64,
+        )
+        self._bullets.create_index("terms", config=config, replace=True)
+
+    # -- locking and upkeep ---------------------------------------------------------------------------
+
+    @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Re-entrant within a process, exclusive across processes."""
+        with self._thread_lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with file_lock(self._lock_path):
+                self._depth = 1
+                try:
+                    yield
+                finally:
+                    self._depth = 0
+
+    def _after_write(self) -> None:
+        if self._bullets.version % self.optimize_every == 0:
+            self.optimize()
+
+    def optimize(self) -> None:
+        """Compact fragments, fold new rows into the indexes and drop versions older than ten minutes
+        (readers in other processes may still be on a recent one)."""
+        with self.write_lock():
+            for table in (self._bullets, self._conflicts):
+                try:
+                    _retry(lambda t=table: t.optimize(cleanup_older_than=timedelta(minutes=10)), "optimize")
+                except Exception as exc:  # compaction is upkeep: never fail a write for it
+                    log.warning("compaction skipped: %s", exc)
+
+    # -- bullets --------------------------------------------------------------------------------------
+
+    def add(self, bullets: Sequence[Bullet]) -> None:
+        if not bullets:
+            return
+        with self.write_lock():
+            data = bullets_table(bullets, self.dim)
+            _retry(lambda: self._bullets.add(data), "add")
+            self._after_write()
+
+    def upsert(self, bullets: Sequence[Bullet]) -> None:
+        if not bullets:
+            return
+        with self.write_lock():
+            data = bullets_table(bullets, self.dim)
+            _retry(
+                lambda: self._bullets.merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(data),
+                "upsert",
+            )
+            self._after_write()
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            with self.write_lock():
+                _retry(lambda: self._bullets.delete(f"id IN {sql_list(ids)}"), "delete")
+                self._after_write()
+
+    def get(self, ids: Sequence[str]) -> list[Bullet]:
+        if not ids:
+            return []
+        rows = self._bullets.search().where(f"id IN {sql_list(ids)}").limit(len(ids) + 1).to_list()
+        return [row_to_bullet(r) for r in rows]
+
+    def find_content(self, content: str, scope: str) -> Bullet | None:
+        rows = (
+            self._bullets.search()
+            .where(f"content = {sql_str(content)} AND scope = {sql_str(scope)} AND status = 'active'")
+            .limit(1)
+            .to_list()
+        )
+        return row_to_bullet(rows[0]) if rows else None
+
+    def _visible(self, scopes: Sequence[str]) -> str:
+        return f"status = 'active' AND scope IN {sql_list(scopes)}"
+
+    def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]:
+        return [b for b, _ in self.vector_search(vector, self._visible(scopes), limit)]
+
+    def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
+        """Nearest bullets under ``where`` (applied before ranking) with their cosine similarity."""
+        rows = (
+            self._bullets.search(list(vector))
+            .distance_type("cosine")
+            .where(where, prefilter=True)
+            .limit(limit)
+            .to_list()
+        )
+        return [(row_to_bullet(r), 1.0 - float(r["_distance"])) for r in rows]
+
+    def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
+        return self.vector_search(vector, f"status = 'active' AND scope = {sql_str(scope)}", limit)
+
+    def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]:
+        if not terms:
+            return []
+        columns = [*bullet_schema(self.dim).names, "_score"]
+        rows = (
+            self._bullets.search(" ".join(terms), query_type="fts")
+            .where(self._visible(scopes), prefilter=True)
+            .select(columns)
+            .limit(limit)
+            .to_list()
+        )
+        return [row_to_bullet(r) for r in rows]
+
+    def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None:
+        if ids:
+            with self.write_lock():
+                _retry(
+                    lambda: self._bullets.update(
+                        where=f"id IN {sql_list(ids)}", values={"status": status.value, "updated_at": now}
+                    ),
+                    "set_status",
+                )
+                self._after_write()
+
+    def mark_recalled(self, ids: Sequence[str], now: datetime) -> None:
+        """One batched write: +1 recall and ``last_recalled_at = now`` for each id (read under the lock,
+        so concurrent recalls from other processes are all counted)."""
+        if not ids:
+            return
+        with self.write_lock():
+            bullets = self.get(ids)
+            self.upsert([b.with_changes(recall_count=b.recall_count + 1, last_recalled_at=now) for b in bullets])
+
+    def all_bullets(self) -> list[Bullet]:
+        return [row_to_bullet(r) for r in self._bullets.to_arrow().to_pylist()]
+
+    def column_counts(self, column: str) -> dict[str, int]:
+        values = self._bullets.to_arrow().column(column).to_pylist() if self.count() else []
+        counts: dict[str, int] = {}
+        for v in values:
+            counts[v] = counts.get(v, 0) + 1
+        return counts
+
+    def count(self, where: str | None = None) -> int:
+        return int(self._bullets.count_rows(where))
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+
+    def replace_all(self, bullets: Sequence[Bullet], model_name: str, dim: int) -> None:
+        """Write ``bullets`` (re-embedded by the caller) into a fresh table for ``model_name`` and switch
+        the store to it; the old table is dropped only after the switch."""
+        with self.write_lock():
+            meta = self._load_or_create_meta()
+            old = str(meta["bullets_table"])
+            new = f"bullets_{int(time.time() * 1000)}"
+            table = self._db.create_table(new, schema=bullet_schema(dim))
+            if bullets:
+                table.add(bullets_table(bullets, dim))
+            meta.update(model=model_name, dim=dim, bullets_table=new)
+            self._write_meta(meta)
+            self.model_name, self.dim = model_name, dim
+            self._bullets_name, self._bullets = new, table
+            self._ensure_fts()
+            try:
+                self._db.drop_table(old)
+            except Exception as exc:
+                log.warning("could not drop the old table %s: %s", old, exc)
+
+    # -- conflicts ------------------------------------------------------------------------------------
+
+    def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:
+        if conflicts:
+            with self.write_lock():
+                rows = [conflict_to_row(c) for c in conflicts]
+                _retry(lambda: self._conflicts.add(rows), "add_conflicts")
+
+    def conflicts(self, scopes: Sequence[str], status: str = "open") -> list[Conflict]:
+        where = f"status = {sql_str(status)} AND scope IN {sql_list(scopes)}"
+        return [row_to_conflict(r) for r in self._conflicts.search().where(where).limit(100_000).to_list()]
+
+    def count_conflicts(self, status: str = "open") -> int:
+        return int(self._conflicts.count_rows(f"status = {sql_str(status)}"))
+

@@ -1,0 +1,146 @@
+"""Arrow schemas and the row ↔ domain conversions of the LanceDB store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from ..models import Bullet, Conflict, KnowledgeType, Section, Status
+from ..retrieval.tokenize import tokens
+
+_TS = pa.timestamp("us", tz="UTC")
+_STRS = pa.list_(pa.string())
+
+
+def bullet_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("content", pa.string(), nullable=False),
+            pa.field("terms", pa.string(), nullable=False),  # what the full-text index sees
+            pa.field("section", pa.string(), nullable=False),
+            pa.field("knowledge_type", pa.string(), nullable=False),
+            pa.field("instructivity_score", pa.float32(), nullable=False),
+            pa.field("confidence", pa.float32(), nullable=False),
+            pa.field("source", pa.string(), nullable=False),
+            pa.field("tools", _STRS),
+            pa.field("entities", _STRS),
+            pa.field("tags", _STRS),
+            pa.field("scope", pa.string(), nullable=False),
+            pa.field("created_at", _TS, nullable=False),
+            pa.field("updated_at", _TS, nullable=False),
+            pa.field("last_recalled_at", _TS, nullable=True),
+            pa.field("recall_count", pa.int32(), nullable=False),
+            pa.field("status", pa.string(), nullable=False),
+            pa.field("origin", pa.string(), nullable=False),
+            pa.field("vector", pa.list_(pa.float32(), dim), nullable=True),
+        ]
+    )
+
+
+def conflict_schema() -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("a_id", pa.string(), nullable=False),
+            pa.field("b_id", pa.string(), nullable=False),
+            pa.field("similarity", pa.float32(), nullable=False),
+            pa.field("kind", pa.string(), nullable=False),
+            pa.field("evidence", _STRS),
+            pa.field("scope", pa.string(), nullable=False),
+            pa.field("created_at", _TS, nullable=False),
+            pa.field("status", pa.string(), nullable=False),
+            pa.field("resolution", pa.string(), nullable=False),
+        ]
+    )
+
+
+def index_text(b: Bullet) -> str:
+    """The bullet's content and metadata, tokenized the way queries are (code parts, CJK bigrams)."""
+    return " ".join(tokens(" ".join((b.content, *b.tools, *b.entities, *b.tags))))
+
+
+def bullet_to_row(b: Bullet) -> dict[str, Any]:
+    return {
+        "id": b.id,
+        "content": b.content,
+        "terms": index_text(b),
+        "section": b.section.value,
+        "knowledge_type": b.knowledge_type.value,
+        "instructivity_score": float(b.instructivity_score),
+        "confidence": float(b.confidence),
+        "source": b.source,
+        "tools": list(b.tools),
+        "entities": list(b.entities),
+        "tags": list(b.tags),
+        "scope": b.scope,
+        "created_at": b.created_at,
+        "updated_at": b.updated_at,
+        "last_recalled_at": b.last_recalled_at,
+        "recall_count": int(b.recall_count),
+        "status": b.status.value,
+        "origin": b.origin,
+        "vector": list(b.vector) if b.vector is not None else None,
+    }
+
+
+def bullets_table(bullets: Iterable[Bullet], dim: int) -> pa.Table:
+    return pa.Table.from_pylist([bullet_to_row(b) for b in bullets], schema=bullet_schema(dim))
+
+
+def row_to_bullet(r: dict[str, Any]) -> Bullet:
+    vector = r.get("vector")
+    return Bullet(
+        id=r["id"],
+        content=r["content"],
+        section=Section(r["section"]),
+        knowledge_type=KnowledgeType(r["knowledge_type"]),
+        instructivity_score=round(float(r["instructivity_score"]), 2),
+        confidence=round(float(r["confidence"]), 4),
+        source=r["source"],
+        tools=tuple(r.get("tools") or ()),
+        entities=tuple(r.get("entities") or ()),
+        tags=tuple(r.get("tags") or ()),
+        scope=r["scope"],
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+        last_recalled_at=r.get("last_recalled_at"),
+        recall_count=int(r["recall_count"]),
+        status=Status(r["status"]),
+        origin=r["origin"],
+        vector=tuple(float(x) for x in vector) if vector is not None else None,
+    )
+
+
+def conflict_to_row(c: Conflict) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "a_id": c.a_id,
+        "b_id": c.b_id,
+        "similarity": float(c.similarity),
+        "kind": c.kind,
+        "evidence": list(c.evidence),
+        "scope": c.scope,
+        "created_at": c.created_at,
+        "status": c.status,
+        "resolution": c.resolution,
+    }
+
+
+def row_to_conflict(r: dict[str, Any]) -> Conflict:
+    created: datetime = r["created_at"]
+    return Conflict(
+        id=r["id"],
+        a_id=r["a_id"],
+        b_id=r["b_id"],
+        similarity=round(float(r["similarity"]), 4),
+        kind=r["kind"],
+        evidence=tuple(r.get("evidence") or ()),
+        scope=r["scope"],
+        created_at=created,
+        status=r["status"],
+        resolution=r["resolution"],
+    )
