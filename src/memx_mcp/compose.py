@@ -42,8 +42,12 @@ def open_store(settings: Settings, *, allow_model_change: bool = False) -> Lance
     )
 
 
-def open_memory(settings: Settings, *, cwd: Path | None = None, allow_model_change: bool = False) -> Memory:
+def open_memory(
+    settings: Settings, *, cwd: Path | None = None, allow_model_change: bool = False, preload: bool = True
+) -> Memory:
+    """``preload`` starts loading the model while the store opens; otherwise it loads on first use."""
     settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     embedder = make_embedder(settings)
-    embedder.start()  # load the model while the store opens
+    if preload:
+        embedder.start()
     return Memory(settings, open_store(settings, allow_model_change=allow_model_change), embedder, cwd=cwd)

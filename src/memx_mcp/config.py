@@ -126,7 +126,7 @@ def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
         if raw is not None and raw != "":
             values[name] = raw
     values.update({k: v for k, v in overrides.items() if v is not None})
-    values["home"] = home_path
+    values["home"] = home_path.absolute()
     return Settings(**{name: _coerce(name, known[name].type, value) for name, value in values.items()})
 
 

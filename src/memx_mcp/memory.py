@@ -55,6 +55,8 @@ class EmbedderSource(Protocol):
 
     def get(self, timeout: float) -> Embedder | None: ...
 
+    def peek(self) -> Embedder | None: ...
+
 
 @dataclass
 class ReadyEmbedder:
@@ -64,6 +66,9 @@ class ReadyEmbedder:
     note: str = ""
 
     def get(self, timeout: float) -> Embedder | None:
+        return self.embedder
+
+    def peek(self) -> Embedder | None:
         return self.embedder
 
 
@@ -326,7 +331,6 @@ class Memory:
 
     def stats(self) -> Stats:
         statuses = self.store.column_counts("status")
-        embedder_loaded = self.embedder.get(0.0) is not None
         return Stats(
             total=sum(statuses.values()),
             active=statuses.get("active", 0),
@@ -336,7 +340,6 @@ class Memory:
             by_type=self.store.column_counts("knowledge_type"),
             open_conflicts=self.store.count_conflicts("open"),
             model=self.settings.model_name,
-            mode="hybrid" if embedder_loaded else "keyword-only",
             model_note=self.embedder.note,
             home=str(self.settings.home),
             store_bytes=self.store.size_bytes(),

@@ -168,7 +168,6 @@ class Stats:
     by_type: dict[str, int]
     open_conflicts: int
     model: str
-    mode: RetrievalMode
     model_note: str
     home: str
     store_bytes: int

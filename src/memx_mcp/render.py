@@ -82,7 +82,7 @@ def _counts(title: str, counts: dict[str, int]) -> list[str]:
 def stats_text(s: StatsOut) -> str:
     lines = [
         f"bullets: {s.total} ({s.active} active, {s.archived} archived); open conflicts: {s.open_conflicts}",
-        f"model: {s.model} ({s.mode}) — {s.model_note}",
+        f"model: {s.model} — {s.model_note}",
         f"data folder: {s.home} ({s.store_bytes / 1_048_576:.1f} MiB)",
     ]
     lines += _counts("by scope", s.by_scope) + _counts("by section", s.by_section) + _counts("by type", s.by_type)

@@ -198,7 +198,6 @@ class StatsOut(BaseModel):
     by_type: dict[str, int]
     open_conflicts: int
     model: str
-    mode: str
     model_note: str
     home: str
     store_bytes: int

@@ -3,6 +3,7 @@ fastembed's ``specific_model_path``; and LazyEmbedder, which loads it in the bac
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import shutil
@@ -96,7 +97,7 @@ class LazyEmbedder:
         self._started = False
         self._lock = threading.Lock()
         self._embedder: Embedder | None = None
-        self.note = "embedding model not loaded yet"
+        self.note = "embedding model not loaded yet (it loads on first remember or recall)"
 
     def start(self) -> None:
         with self._lock:
@@ -104,6 +105,8 @@ class LazyEmbedder:
                 return
             self._started = True
         threading.Thread(target=self._load, name="memx-model-load", daemon=True).start()
+        # A process that exits while onnxruntime is still loading aborts in C++: let the load finish.
+        atexit.register(self._done.wait, 60.0)
 
     def _load(self) -> None:
         try:
@@ -121,6 +124,10 @@ class LazyEmbedder:
             self.note = f"embedding model still loading after {timeout:.1f} s: keyword-only for this call"
             return None
         return self._embedder
+
+    def peek(self) -> Embedder | None:
+        """The embedder if it has loaded already; never starts or waits for a load."""
+        return self._embedder if self._done.is_set() else None
 
     @property
     def loaded(self) -> bool:

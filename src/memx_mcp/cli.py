@@ -1,0 +1,146 @@
+"""The memx command: a person's window on the same Memory the MCP server uses."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from . import __version__, render
+from .config import load_settings
+from .errors import MemxError
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+EXAMPLES = """examples:
+  memx remember "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
+  memx recall "make the tests run faster" --json
+  memx conflicts --all
+  memx forget b_0123456789abcdef
+  memx --home /tmp/memx-demo stats
+"""
+
+
+def _common(json_flag: bool = True, scope: bool = True) -> argparse.ArgumentParser:
+    """Options every subcommand accepts after its name. SUPPRESS keeps a value given before it."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--home", default=argparse.SUPPRESS, help="data folder (default: MEMX_HOME)")
+    if json_flag:
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
+    if scope:
+        p.add_argument("--scope", default=argparse.SUPPRESS, help="global, project:NAME[/workspace:NAME], workspace:NAME")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memx",
+        description="memx: long-term memory for AI coding assistants.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memx {__version__}")
+    parser.add_argument("--home", help="data folder (default: MEMX_HOME or the per-user data folder)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    parser.add_argument("--scope", help="scope to act in (default: detected from the working directory)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common = _common()
+
+    p = sub.add_parser("remember", parents=[common], help="store one bullet")
+    p.add_argument("text", help="the knowledge, one concise bullet")
+    p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+
+    p = sub.add_parser("recall", parents=[common], help="find relevant bullets")
+    p.add_argument("query")
+    p.add_argument("-n", "--max-results", type=int, help="default 5")
+    p.add_argument("--token-budget", type=int, help="default 2000")
+
+    p = sub.add_parser("forget", parents=[common], help="archive (or erase) bullets")
+    p.add_argument("ids", nargs="*", help="bullet ids")
+    p.add_argument("--query", help="forget what recall returns for this query")
+    p.add_argument("--yes", action="store_true", help="apply a --query forget (otherwise only list)")
+    p.add_argument("--purge", action="store_true", help="erase instead of archive")
+
+    p = sub.add_parser("conflicts", parents=[common], help="list contradicting bullets")
+    p.add_argument("--all", action="store_true", help="also overlaps without contradiction evidence")
+
+    sub.add_parser("stats", parents=[_common(scope=False)], help="what the store holds")
+    sub.add_parser("reindex", parents=[_common(scope=False)], help="re-embed every bullet with the configured model")
+    return parser
+
+
+def _emit(args: argparse.Namespace, model: BaseModel, text: Callable[..., str]) -> None:
+    if args.json:
+        sys.stdout.write(model.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(text(model) + "\n")
+
+
+def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        width = 30
+        filled = width * done // max(1, total)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+
+
+def _run(args: argparse.Namespace, memory: Memory) -> int:
+    from .schemas import ConflictOut, ConflictsOut, ForgetOut, RecallOut, RememberOut, StatsOut
+
+    if args.command == "remember":
+        _emit(args, RememberOut.of(memory.remember(args.text, scope=args.scope, tags=args.tag)), render.remember_text)
+    elif args.command == "recall":
+        result = memory.recall(
+            args.query, scope=args.scope, max_results=args.max_results, token_budget=args.token_budget
+        )
+        _emit(args, RecallOut.of(result), render.recall_text)
+    elif args.command == "forget":
+        if args.ids:
+            done = memory.forget(args.ids, purge=args.purge)
+        elif args.query:
+            done = memory.forget_matching(args.query, scope=args.scope, confirm=args.yes)
+        else:
+            raise MemxError("give bullet ids, or --query")
+        _emit(args, ForgetOut.of(done), render.forget_text)
+    elif args.command == "conflicts":
+        views = memory.list_conflicts(args.scope, include_overlaps=args.all)
+        _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+    elif args.command == "stats":
+        _emit(args, StatsOut.of(memory.stats()), render.stats_text)
+    elif args.command == "reindex":
+        count = memory.reindex(progress=_progress)
+        sys.stdout.write(
+            f'{{"reindexed": {count}}}\n' if args.json else f"Re-embedded {count} bullet(s) with {memory.settings.model_name}.\n"
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from .compose import configure_logging, open_memory, private_files
+
+    try:
+        settings = load_settings(home=args.home)
+        configure_logging(settings)
+        private_files()
+        needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
+        memory = open_memory(
+            settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model
+        )
+        return _run(args, memory)
+    except MemxError as exc:
+        sys.stderr.write(f"memx: error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
