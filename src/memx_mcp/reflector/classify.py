@@ -32,11 +32,12 @@ _PITFALL = re.compile(
 _PREFERENCE = re.compile(r"\b(?:prefers?|preferred|i like|i want|rather than)\b|喜欢|偏好|好み", re.I)
 _TRICK = re.compile(r"\b(?:trick|tip|shortcut|faster|instead of|quickly|hack)\b|技巧|更快|コツ|速く", re.I)
 _METHOD = re.compile(
-    r"^(?:use|run|install|set|add|call|create|configure|pass|enable|disable|start|open|check|when)\b|"
+    r"(?:^|[:;.→]\s*)(?:use|run|install|set|add|call|create|configure|pass|enable|disable|start|open|check|"
+    r"when)\b|"
     r"\b(?:to \w+, |how to|steps?)\b|使用|运行|设置|使う|実行|設定", re.I)
 
 _IMPERATIVE = re.compile(
-    r"^(?:use|run|install|set|add|call|create|configure|pass|enable|disable|avoid|never|always|don't|do not|"
+    r"(?:^|[:;.→]\s*)(?:use|run|install|set|add|call|create|configure|pass|enable|disable|avoid|never|always|don't|do not|"
     r"prefer|check|make|keep|put|remove|restart|when|before|after)\b", re.I)
 _CODE = re.compile(r"`[^`]+`|(?:^|\s)--?[A-Za-z][\w-]*|\w+\(\)|\b\w+\.\w+\(|\$ \w")
 _PATH = re.compile(r"(?:\.{0,2}/)?[\w.\-]+/[\w.\-/]+|\b\w+\.(?:py|js|ts|json|toml|ya?ml|ini|cfg|md|rs|go|ex|exs|sh)\b")

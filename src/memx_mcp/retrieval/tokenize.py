@@ -12,7 +12,7 @@ import re
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
 _CHUNK = re.compile(rf"[{_CJK_CHARS}]+|[^\s{_CJK_CHARS}]+")
 _CJK_RUN = re.compile(rf"^[{_CJK_CHARS}]+$")
-_PART = re.compile(r"[^\W_]+", re.UNICODE)
+_PIECE = re.compile(r"\w+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _EDGE = "\"'`()[]{}<>,;:!?。、，：；！？「」『』（）"
 _CJK_CHAR = re.compile(rf"[{_CJK_CHARS}]")
@@ -27,11 +27,15 @@ CJK_STOP_CHARS = frozenset("のはがをにでともへやかなたしてすま�
 
 
 def _code_parts(token: str) -> list[str]:
+    """Pieces between punctuation (``.``, ``/``, ``-``, ``:``), then their snake_case and CamelCase parts."""
     parts: list[str] = []
-    for piece in _PART.findall(token):
-        camel = _CAMEL.findall(piece)
+    for piece in _PIECE.findall(token):
+        snake = [s for s in piece.split("_") if s]
+        camel = [c for s in snake for c in _CAMEL.findall(s)]
         parts.append(piece.lower())
-        if len(camel) > 1:
+        if len(snake) > 1:
+            parts.extend(s.lower() for s in snake)
+        if len(camel) > len(snake):
             parts.extend(c.lower() for c in camel)
     return parts
 
@@ -41,10 +45,7 @@ def _latin_terms(chunk: str) -> list[str]:
     if not token:
         return []
     whole = token.lower()
-    parts = _code_parts(token)
-    terms = [] if parts == [whole] else [whole]
-    terms.extend(parts)
-    return [t for t in terms if t]
+    return [whole, *(p for p in _code_parts(token) if p != whole)]
 
 
 def _cjk_terms(run: str) -> list[str]:

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memx_mcp.config import Settings
+from memx_mcp.memory import Memory, ReadyEmbedder
+from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.store.lance import LanceStore
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@dataclass
+class Clock:
+    """Injected time: tests move it forward instead of sleeping."""
+
+    now: datetime = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kw: float) -> None:
+        self.now = self.now + timedelta(**kw)
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return prepare_shipped_model(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="session")
+def embedder(model_dir: Path) -> FastEmbedEmbedder:
+    """The real offline model, loaded once per test session."""
+    return FastEmbedEmbedder(MODEL, model_dir, 384)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(home=tmp_path / "home", scope="project:demo")
+
+
+@pytest.fixture
+def store(settings: Settings) -> Iterator[LanceStore]:
+    yield LanceStore(settings.home / "store", MODEL, 384)
+
+
+@pytest.fixture
+def memory(settings: Settings, store: LanceStore, embedder: FastEmbedEmbedder, clock: Clock, tmp_path: Path) -> Memory:
+    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path)
+
+
+@pytest.fixture
+def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path: Path) -> Memory:
+    """A Memory whose model could not load."""
+    return Memory(settings, store, ReadyEmbedder(None, "model file missing"), clock=clock, cwd=tmp_path)

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memx_mcp.config import Settings, load_settings, settings_reference
+from memx_mcp.errors import InvalidInputError
+
+
+def test_defaults_follow_the_spec(tmp_path: Path) -> None:
+    s = load_settings(home=tmp_path)
+    assert (s.merge_threshold, s.conflict_threshold, s.half_life_days, s.boost_factor) == (0.8, 0.5, 30.0, 0.1)
+    assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.2)
+    assert s.reflector_mode == "hybrid"
+
+
+def test_environment_overrides_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "config.toml").write_text("max_results = 7\nhalf_life_days = 10.0\n")
+    monkeypatch.setenv("MEMX_MAX_RESULTS", "9")
+    s = load_settings(home=tmp_path)
+    assert s.max_results == 9
+    assert s.half_life_days == 10.0
+
+
+def test_memx_home_names_the_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMX_HOME", str(tmp_path / "d"))
+    assert load_settings().home == tmp_path / "d"
+
+
+def test_unknown_keys_and_bad_values_are_clear_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "config.toml").write_text("max_resluts = 3\n")
+    with pytest.raises(InvalidInputError, match="unknown settings max_resluts"):
+        load_settings(home=tmp_path)
+    (tmp_path / "config.toml").unlink()
+    monkeypatch.setenv("MEMX_TOKEN_BUDGET", "lots")
+    with pytest.raises(InvalidInputError, match="token_budget"):
+        load_settings(home=tmp_path)
+
+
+def test_inconsistent_thresholds_are_refused() -> None:
+    with pytest.raises(InvalidInputError):
+        Settings(merge_threshold=0.4, conflict_threshold=0.5)
+
+
+def test_the_readme_configuration_table_lists_every_setting() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`(MEMX_[A-Z_]+)`", readme))
+    assert {name for name, _, _ in settings_reference()} <= documented
