@@ -191,7 +191,7 @@ class LanceStore:
             return
         with self.write_lock():
             data = bullets_table(bullets, self.dim)
-            _retry(lambda: self._bullets.add(data), "add")
+            _retry(lambda: self._bullets.add(data, on_bad_vectors="null"), "add")
             self._after_write()
 
     def upsert(self, bullets: Sequence[Bullet]) -> None:
@@ -203,7 +203,7 @@ class LanceStore:
                 lambda: self._bullets.merge_insert("id")
                 .when_matched_update_all()
                 .when_not_matched_insert_all()
-                .execute(data),
+                .execute(data, on_bad_vectors="null"),  # a bullet stored while the model was away
                 "upsert",
             )
             self._after_write()

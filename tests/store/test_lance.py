@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import json
+import multiprocessing
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from memx_mcp.errors import ModelMismatchError, SchemaVersionError
+from memx_mcp.models import Bullet, KnowledgeType, Section, Status
+from memx_mcp.store.lance import LanceStore
+
+from ..conftest import T0
+
+
+def bullet(i: int, content: str | None = None, scope: str = "global", dim: int = 4) -> Bullet:
+    vec = [0.0] * dim
+    vec[i % dim] = 1.0
+    return Bullet(
+        id=f"b_{i:04d}",
+        content=content or f"bullet number {i}",
+        section=Section.GENERAL,
+        knowledge_type=KnowledgeType.KNOWLEDGE,
+        instructivity_score=50.0,
+        confidence=0.5,
+        source="manual",
+        scope=scope,
+        created_at=T0,
+        updated_at=T0,
+        tools=("redis",),
+        vector=tuple(vec),
+    )
+
+
+def open_store(root: Path, model: str = "m", dim: int = 4) -> LanceStore:
+    return LanceStore(root, model, dim)
+
+
+def test_bullets_round_trip_with_every_field(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    b = bullet(1, "Redis 连接池 needs 50 connections").with_changes(
+        tags=("perf",), entities=("MAX_POOL",), last_recalled_at=T0 + timedelta(days=1), recall_count=3, origin="s1"
+    )
+    s.add([b])
+    (got,) = s.get([b.id])
+    assert got == b
+    assert got.vector == b.vector
+
+
+def test_a_new_bullet_is_found_by_full_text_at_once_including_cjk_substrings(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(1, "Redis 连接池 needs 50 connections"), bullet(2, "東京の天気は晴れです")])
+    assert [b.id for b in s.keyword_candidates(["连接"], ["global"], 5)] == ["b_0001"]
+    assert [b.id for b in s.keyword_candidates(["天気"], ["global"], 5)] == ["b_0002"]
+    s.add([bullet(3, "another redis note")])
+    assert "b_0003" in {b.id for b in s.keyword_candidates(["redis"], ["global"], 5)}
+
+
+def test_candidates_are_filtered_by_scope_and_status_before_ranking(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(0, scope="project:a"), bullet(4, scope="project:b"), bullet(8, scope="global")])
+    s.set_status(["b_0008"], Status.ARCHIVED, T0)
+    ids = {b.id for b in s.vector_candidates([1.0, 0, 0, 0], ["project:a", "global"], 10)}
+    assert ids == {"b_0000"}
+    assert {b.id for b in s.keyword_candidates(["bullet"], ["project:b"], 10)} == {"b_0004"}
+
+
+def test_mark_recalled_counts_every_recall(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(1), bullet(2)])
+    s.mark_recalled(["b_0001"], T0 + timedelta(hours=1))
+    s.mark_recalled(["b_0001", "b_0002"], T0 + timedelta(hours=2))
+    got = {b.id: b for b in s.get(["b_0001", "b_0002"])}
+    assert got["b_0001"].recall_count == 2
+    assert got["b_0001"].last_recalled_at == T0 + timedelta(hours=2)
+
+
+def test_opening_with_another_model_fails_clearly(tmp_path: Path) -> None:
+    open_store(tmp_path, "model-a", 4)
+    with pytest.raises(ModelMismatchError, match="memx reindex"):
+        open_store(tmp_path, "model-b", 8)
+
+
+def test_replace_all_switches_the_store_to_a_new_model(tmp_path: Path) -> None:
+    s = open_store(tmp_path, "model-a", 4)
+    s.add([bullet(1), bullet(2)])
+    s2 = LanceStore(tmp_path, "model-b", 8, allow_model_change=True)
+    s2.replace_all([bullet(1, dim=8), bullet(2, dim=8)], "model-b", 8)
+    reopened = open_store(tmp_path, "model-b", 8)
+    assert sorted(b.id for b in reopened.all_bullets()) == ["b_0001", "b_0002"]
+    assert len(reopened.get(["b_0001"])[0].vector or ()) == 8
+
+
+def test_a_store_from_a_newer_memx_is_refused(tmp_path: Path) -> None:
+    open_store(tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    meta["schema_version"] = 99
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(SchemaVersionError, match="upgrade"):
+        open_store(tmp_path)
+
+
+def test_compaction_keeps_every_row(tmp_path: Path) -> None:
+    s = LanceStore(tmp_path, "m", 4, optimize_every=5)
+    for i in range(23):
+        s.add([bullet(i)])
+    s.optimize()
+    assert s.count() == 23
+    assert s._bullets.stats()["fragment_stats"]["num_fragments"] <= 2
+
+
+def _writer(root: str, start: int, count: int) -> None:
+    s = LanceStore(Path(root), "m", 4)
+    for i in range(start, start + count):
+        s.add([bullet(i)])
+
+
+def test_writers_in_separate_processes_lose_nothing(tmp_path: Path) -> None:
+    open_store(tmp_path)
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), k * 100, 15)) for k in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    s = open_store(tmp_path)
+    ids = [b.id for b in s.all_bullets()]
+    assert len(ids) == len(set(ids)) == 45
+
+
+def test_a_reader_sees_another_processes_write_without_reopening(tmp_path: Path) -> None:
+    reader = open_store(tmp_path)
+    ctx = multiprocessing.get_context("spawn")
+    p = ctx.Process(target=_writer, args=(str(tmp_path), 500, 1))
+    p.start()
+    p.join(120)
+    assert [b.id for b in reader.get(["b_0500"])] == ["b_0500"]

@@ -1,0 +1,191 @@
+from __future__ import annotations
+
+import pytest
+
+from memx_mcp.errors import InvalidInputError, InvalidScopeError, NotFoundError
+from memx_mcp.memory import Memory
+
+from .conftest import Clock
+
+PYTEST = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
+
+
+def test_remember_then_recall_by_paraphrase_returns_it_first_with_a_breakdown(memory: Memory) -> None:
+    memory.remember("Set MAX_POOL_SIZE=50 in .env because Redis drops connections at 10")
+    memory.remember("Prefer ruff format over black in this repository")
+    stored = memory.remember(PYTEST)
+    result = memory.recall("make the tests run faster")
+    assert result.mode == "hybrid"
+    assert result.hits[0].bullet.id == stored.bullet.id
+    s = result.hits[0].score
+    assert s.semantic > 0.2 and s.l1 > 0 and s.scope == 1.3 and s.recency == 1.2
+    assert s.final == pytest.approx(s.blended * s.decay * s.recency * s.scope)
+
+
+def test_a_close_paraphrase_merges_instead_of_inserting(memory: Memory) -> None:
+    first = memory.remember(PYTEST)
+    again = memory.remember("Run the suite in parallel with pytest -n auto; it needs pytest-xdist")
+    assert again.action == "merged"
+    assert again.merged_into == first.bullet.id
+    assert again.similarity is not None and again.similarity >= 0.8
+    assert memory.stats().active == 1
+    assert memory.store.get([first.bullet.id])[0].recall_count == 1  # reinforced by the merge
+
+
+def test_the_redis_contradiction_is_recorded_not_merged(memory: Memory) -> None:
+    memory.remember("A Redis pool of 10 connections is enough")
+    second = memory.remember("Redis is only stable with a pool of 50 connections or more")
+    assert second.action == "inserted_with_conflict"
+    assert memory.stats().active == 2
+    (view,) = memory.list_conflicts()
+    assert view.conflict.kind == "contradiction"
+    assert any("10" in e and "50" in e for e in view.conflict.evidence)
+    assert view.recommended in ("a", "b", "both")
+
+
+def test_unrelated_bullets_insert_independently(memory: Memory) -> None:
+    memory.remember(PYTEST)
+    other = memory.remember("The staging database lives in eu-west-1")
+    assert other.action == "inserted" and other.conflicts == ()
+
+
+def test_new_bullets_go_to_the_project_scope_and_stay_there(memory: Memory) -> None:
+    b = memory.remember(PYTEST).bullet
+    assert b.scope == "project:demo"
+    assert memory.recall("pytest parallel", scope="project:other").hits == ()
+    assert memory.recall("pytest parallel", scope="project:demo").hits[0].bullet.id == b.id
+
+
+def test_a_workspace_bullet_is_invisible_from_its_project_and_global_is_visible_everywhere(memory: Memory) -> None:
+    ws = memory.remember("Feature flag LOGIN_V2 must stay off in this branch", scope="workspace:feat-login").bullet
+    glob = memory.remember("Always run ruff before pushing", scope="global").bullet
+    assert ws.scope == "project:demo/workspace:feat-login"
+    assert memory.recall("LOGIN_V2 flag", scope="project:demo").hits == ()
+    assert memory.recall("LOGIN_V2 flag", scope="workspace:feat-login").hits[0].bullet.id == ws.id
+    assert memory.recall("ruff before pushing", scope="project:elsewhere").hits[0].bullet.id == glob.id
+
+
+def test_a_new_bullet_is_returned_by_the_very_next_recall(memory: Memory) -> None:
+    for i in range(30):
+        memory.remember(f"Service number {i} listens on port {8000 + i}")
+    new = memory.remember("The billing worker needs BILLING_QUEUE_URL set")
+    assert memory.recall("billing worker queue").hits[0].bullet.id == new.bullet.id
+
+
+def test_recall_reinforces_what_it_returns(memory: Memory, clock: Clock) -> None:
+    b = memory.remember(PYTEST).bullet
+    clock.advance(days=1)
+    memory.recall("pytest parallel")
+    got = memory.store.get([b.id])[0]
+    assert got.recall_count == 1 and got.last_recalled_at == clock.now
+
+
+def test_decay_lowers_old_unused_bullets(memory: Memory, clock: Clock) -> None:
+    memory.remember(PYTEST)
+    fresh = memory.recall("pytest parallel", reinforce=False).hits[0].score
+    clock.advance(days=60)
+    old = memory.recall("pytest parallel", reinforce=False).hits[0].score
+    assert fresh.decay == 1.0 and old.decay == pytest.approx(0.25)
+    assert old.recency == 1.0 and old.final < fresh.final
+
+
+def test_budget_and_max_results_limit_the_answer(memory: Memory) -> None:
+    for port in range(5):
+        memory.remember(f"Redis cluster node {port} runs on port {7000 + port} " + "with extra detail " * 20)
+    result = memory.recall("redis cluster node port", max_results=3, token_budget=150)
+    assert len(result.hits) <= 3
+    assert result.tokens_used <= 150
+    assert result.omitted_by_budget >= 1
+
+
+def test_out_of_range_limits_are_clamped_and_said(memory: Memory) -> None:
+    memory.remember(PYTEST)
+    result = memory.recall("pytest", max_results=-3, token_budget=10**9)
+    assert len(result.hits) == 1
+    assert any("clamped" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t", "a\x00b", "x" * 4001])
+def test_bad_text_is_refused_and_nothing_is_stored(memory: Memory, text: str) -> None:
+    with pytest.raises(InvalidInputError):
+        memory.remember(text)
+    assert memory.stats().total == 0
+
+
+def test_an_invalid_scope_is_a_clear_error(memory: Memory) -> None:
+    with pytest.raises(InvalidScopeError):
+        memory.recall("x", scope="team:a")
+
+
+def test_secrets_are_masked_before_they_are_stored(memory: Memory) -> None:
+    b = memory.remember("Deploy with AWS key AKIAIOSFODNN7EXAMPLE and password=hunter22x").bullet
+    assert "AKIAIOSFODNN7EXAMPLE" not in b.content and "hunter22x" not in b.content
+    assert "AKIAIOSFODNN7EXAMPLE" not in str(memory.store.all_bullets())
+
+
+def test_forget_archives_and_purge_erases(memory: Memory) -> None:
+    a = memory.remember(PYTEST).bullet
+    b = memory.remember("The staging database lives in eu-west-1").bullet
+    done = memory.forget([a.id, "b_unknown"])
+    assert done.archived == (a.id,) and done.not_found == ("b_unknown",)
+    assert memory.recall("pytest parallel").hits == ()
+    assert memory.stats().archived == 1
+    assert memory.forget([b.id], purge=True).purged == (b.id,)
+    assert memory.store.get([b.id]) == []
+
+
+def test_forgetting_only_unknown_ids_is_not_found(memory: Memory) -> None:
+    with pytest.raises(NotFoundError):
+        memory.forget(["b_nope"])
+
+
+def test_forget_by_query_needs_confirmation(memory: Memory) -> None:
+    a = memory.remember(PYTEST).bullet
+    preview = memory.forget_matching("pytest parallel")
+    assert preview.would_forget == (a.id,) and preview.archived == ()
+    assert memory.stats().active == 1
+    assert memory.forget_matching("pytest parallel", confirm=True).archived == (a.id,)
+
+
+def test_without_the_model_recall_answers_keyword_only_and_says_so(keyword_memory: Memory) -> None:
+    b = keyword_memory.remember(PYTEST)
+    assert b.bullet.vector is None and b.notes == ("model file missing",)
+    result = keyword_memory.recall("pytest parallel")
+    assert result.mode == "keyword-only"
+    assert result.hits[0].bullet.id == b.bullet.id
+    assert "model file missing" in result.notes
+
+
+def test_without_the_model_an_exact_duplicate_still_merges(keyword_memory: Memory) -> None:
+    keyword_memory.remember(PYTEST)
+    assert keyword_memory.remember(PYTEST).action == "merged"
+
+
+def test_reindex_embeds_bullets_stored_while_the_model_was_away(keyword_memory: Memory, memory: Memory) -> None:
+    b = keyword_memory.remember(PYTEST).bullet
+    assert memory.reindex() == 1
+    assert memory.store.get([b.id])[0].vector is not None
+    assert memory.recall("make the tests run faster").mode == "hybrid"
+
+
+def test_list_conflicts_skips_pairs_with_a_forgotten_side(memory: Memory) -> None:
+    memory.remember("A Redis pool of 10 connections is enough")
+    second = memory.remember("Redis is only stable with a pool of 50 connections or more").bullet
+    memory.forget([second.id])
+    assert memory.list_conflicts() == []
+
+
+def test_overlaps_are_listed_only_when_asked(memory: Memory) -> None:
+    memory.remember("Use ruff to lint Python code")
+    r = memory.remember("Lint the project with ruff check before each commit")  # cosine 0.62 here
+    assert r.action == "inserted_with_conflict"
+    assert [v.conflict.kind for v in memory.list_conflicts(include_overlaps=True)] == ["overlap"]
+    assert memory.list_conflicts() == []
+
+
+def test_old_bullets_recalled_fifteen_times_keep_full_weight(memory: Memory, clock: Clock) -> None:
+    memory.remember(PYTEST)
+    for _ in range(15):
+        memory.recall("pytest parallel")
+    clock.advance(days=365)
+    assert memory.recall("pytest parallel").hits[0].score.decay == 1.0
