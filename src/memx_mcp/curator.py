@@ -103,7 +103,7 @@ def decide(new_content: str, neighbours: Sequence[Neighbour], params: CuratorPar
     for n in ranked:
         if n.similarity < params.conflict_threshold:
             break
-        evidence = contradiction_evidence(new_content, n.bullet.content)
+        evidence = contradiction_evidence(n.bullet.content, new_content)  # read as "a vs b"
         if n.similarity >= params.merge_threshold and not evidence and not conflicts:
             return Decision(action="merge", target=n.bullet, similarity=n.similarity)
         kind: ConflictKind = "contradiction" if evidence else "overlap"

@@ -1,0 +1,85 @@
+"""The memx command, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from .helpers import env_for, script
+
+
+def memx(home: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*script("memx"), "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or home.parent,  # outside any git repository: the global scope
+        env=env_for(home, **env),
+        timeout=120,
+    )
+
+
+def as_json(done: subprocess.CompletedProcess[str]) -> Any:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_readme_acceptance_remember_then_recall(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    text = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
+    stored = as_json(memx(d, "remember", text, "--json"))
+    assert stored["action"] == "inserted"
+    found = as_json(memx(d, "recall", "make the tests run faster", "--json"))
+    assert found["mode"] == "hybrid"
+    assert found["results"][0]["id"] == stored["bullet"]["id"]
+    assert set(found["results"][0]["score"]) == {
+        "l1", "l2", "l3", "semantic", "keyword", "blended", "decay", "recency", "scope", "final",
+    }
+    merged = as_json(memx(d, "remember", "Run the suite in parallel with pytest -n auto (needs pytest-xdist)", "--json"))
+    assert merged["action"] == "merged" and merged["merged_into"] == stored["bullet"]["id"]
+
+
+def test_readable_tables_without_json_and_stats(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    memx(d, "remember", "A Redis pool of 10 connections is enough", "--scope", "project:shop")
+    memx(d, "remember", "Redis is only stable with a pool of 50 connections or more", "--scope", "project:shop")
+    conflicts = memx(d, "conflicts", "--scope", "project:shop")
+    assert conflicts.returncode == 0
+    assert "contradiction" in conflicts.stdout and "10 vs 50" in conflicts.stdout
+    stats = as_json(memx(d, "stats", "--json"))
+    assert stats["active"] == 2 and stats["by_scope"] == {"project:shop": 2} and stats["open_conflicts"] == 1
+    assert "bullets: 2" in memx(d, "stats").stdout
+
+
+def test_forget_and_errors_exit_non_zero_with_a_message(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    b = as_json(memx(d, "remember", "The staging database lives in eu-west-1", "--json"))["bullet"]["id"]
+    missing = memx(d, "forget", "b_nope")
+    assert missing.returncode == 1 and "no bullet with id b_nope" in missing.stderr
+    assert as_json(memx(d, "forget", b, "--json"))["archived"] == [b]
+    empty = memx(d, "recall", "  ")
+    assert empty.returncode == 1 and "query is empty" in empty.stderr
+    bad_scope = memx(d, "recall", "x", "--scope", "team:x")
+    assert bad_scope.returncode == 1 and "invalid scope" in bad_scope.stderr
+    assert "Traceback" not in missing.stderr + empty.stderr + bad_scope.stderr
+
+
+def test_reindex_re_embeds_a_store_built_without_the_model(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    nomodel = tmp_path / "none"
+    nomodel.mkdir()
+    kw = as_json(memx(d, "recall", "anything", "--json", MEMX_MODEL_PATH=str(nomodel)))
+    assert kw["mode"] == "keyword-only"
+    memx(d, "remember", "Use pytest -n auto to run the suite in parallel", MEMX_MODEL_PATH=str(nomodel))
+    assert as_json(memx(d, "reindex", "--json")) == {"reindexed": 1}
+    found = as_json(memx(d, "recall", "make the tests run faster", "--json"))
+    assert found["results"][0]["score"]["semantic"] > 0.2
+
+
+def test_help_lists_every_command_and_version_answers(tmp_path: Path) -> None:
+    helptext = memx(tmp_path, "--help").stdout
+    for command in ("remember", "recall", "forget", "conflicts", "stats", "reindex"):
+        assert command in helptext
+    assert memx(tmp_path, "--version").stdout.startswith("memx ")
