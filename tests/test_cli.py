@@ -35,9 +35,20 @@ def test_the_readme_acceptance_remember_then_recall(tmp_path: Path) -> None:
     assert found["mode"] == "hybrid"
     assert found["results"][0]["id"] == stored["bullet"]["id"]
     assert set(found["results"][0]["score"]) == {
-        "l1", "l2", "l3", "semantic", "keyword", "blended", "decay", "recency", "scope", "final",
+        "l1",
+        "l2",
+        "l3",
+        "semantic",
+        "keyword",
+        "blended",
+        "decay",
+        "recency",
+        "scope",
+        "final",
     }
-    merged = as_json(memx(d, "remember", "Run the suite in parallel with pytest -n auto (needs pytest-xdist)", "--json"))
+    merged = as_json(
+        memx(d, "remember", "Run the suite in parallel with pytest -n auto (needs pytest-xdist)", "--json")
+    )
     assert merged["action"] == "merged" and merged["merged_into"] == stored["bullet"]["id"]
 
 

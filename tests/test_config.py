@@ -5,13 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from memx_mcp.config import Settings, load_settings, settings_reference
+from memx_mcp.config import Settings, load_settings, reference_markdown, settings_reference
 from memx_mcp.errors import InvalidInputError
 
 
 def test_defaults_follow_the_spec(tmp_path: Path) -> None:
     s = load_settings(home=tmp_path)
-    assert (s.merge_threshold, s.conflict_threshold, s.half_life_days, s.boost_factor) == (0.8, 0.5, 30.0, 0.1)
+    assert (s.merge_threshold, s.conflict_threshold, s.half_life_days, s.boost_factor) == (
+        0.8,
+        0.5,
+        30.0,
+        0.1,
+    )
     assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.2)
     assert s.reflector_mode == "hybrid"
 
@@ -44,7 +49,8 @@ def test_inconsistent_thresholds_are_refused() -> None:
         Settings(merge_threshold=0.4, conflict_threshold=0.5)
 
 
-def test_the_readme_configuration_table_lists_every_setting() -> None:
+def test_the_readme_configuration_table_is_the_generated_one() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert reference_markdown() in readme, "regenerate it: python -m memx_mcp.config"
     documented = set(re.findall(r"`(MEMX_[A-Z_]+)`", readme))
     assert {name for name, _, _ in settings_reference()} <= documented

@@ -56,7 +56,9 @@ def test_new_bullets_go_to_the_project_scope_and_stay_there(memory: Memory) -> N
     assert memory.recall("pytest parallel", scope="project:demo").hits[0].bullet.id == b.id
 
 
-def test_a_workspace_bullet_is_invisible_from_its_project_and_global_is_visible_everywhere(memory: Memory) -> None:
+def test_a_workspace_bullet_is_invisible_from_its_project_and_global_is_visible_everywhere(
+    memory: Memory,
+) -> None:
     ws = memory.remember("Feature flag LOGIN_V2 must stay off in this branch", scope="workspace:feat-login").bullet
     glob = memory.remember("Always run ruff before pushing", scope="global").bullet
     assert ws.scope == "project:demo/workspace:feat-login"

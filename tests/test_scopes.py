@@ -43,7 +43,18 @@ def git(cwd: Path, *args: str) -> None:
 def make_repo(path: Path, branch: str = "main") -> Path:
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", branch)
-    git(path, "-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "x")
+    git(
+        path,
+        "-c",
+        "user.email=t@example.invalid",
+        "-c",
+        "user.name=t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+    )
     return path
 
 

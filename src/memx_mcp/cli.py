@@ -33,7 +33,9 @@ def _common(json_flag: bool = True, scope: bool = True) -> argparse.ArgumentPars
     if json_flag:
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
     if scope:
-        p.add_argument("--scope", default=argparse.SUPPRESS, help="global, project:NAME[/workspace:NAME], workspace:NAME")
+        p.add_argument(
+            "--scope", default=argparse.SUPPRESS, help="global, project:NAME[/workspace:NAME], workspace:NAME"
+        )
     return p
 
 
@@ -94,7 +96,11 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
     from .schemas import ConflictOut, ConflictsOut, ForgetOut, RecallOut, RememberOut, StatsOut
 
     if args.command == "remember":
-        _emit(args, RememberOut.of(memory.remember(args.text, scope=args.scope, tags=args.tag)), render.remember_text)
+        _emit(
+            args,
+            RememberOut.of(memory.remember(args.text, scope=args.scope, tags=args.tag)),
+            render.remember_text,
+        )
     elif args.command == "recall":
         result = memory.recall(
             args.query, scope=args.scope, max_results=args.max_results, token_budget=args.token_budget
@@ -116,7 +122,9 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
     elif args.command == "reindex":
         count = memory.reindex(progress=_progress)
         sys.stdout.write(
-            f'{{"reindexed": {count}}}\n' if args.json else f"Re-embedded {count} bullet(s) with {memory.settings.model_name}.\n"
+            f'{{"reindexed": {count}}}\n'
+            if args.json
+            else f"Re-embedded {count} bullet(s) with {memory.settings.model_name}.\n"
         )
     return 0
 

@@ -38,7 +38,10 @@ def make_embedder(settings: Settings) -> LazyEmbedder:
 
 def open_store(settings: Settings, *, allow_model_change: bool = False) -> LanceStore:
     return LanceStore(
-        settings.home / "store", settings.model_name, settings.model_dim, allow_model_change=allow_model_change
+        settings.home / "store",
+        settings.model_name,
+        settings.model_dim,
+        allow_model_change=allow_model_change,
     )
 
 

@@ -36,19 +36,17 @@ class Settings:
 
     home: Path = field(default_factory=default_home, metadata={"doc": "data folder (store, logs, model cache)"})
     scope: str = field(default="", metadata={"doc": "current scope; empty: detect from the working directory"})
-    model_name: str = field(
-        default="sentence-transformers/all-MiniLM-L6-v2", metadata={"doc": "fastembed model name"}
-    )
+    model_name: str = field(default="sentence-transformers/all-MiniLM-L6-v2", metadata={"doc": "fastembed model name"})
     model_dim: int = field(default=384, metadata={"doc": "embedding dimension of the model"})
     model_path: str = field(
         default="", metadata={"doc": "folder with model.onnx and tokenizer files; empty: the shipped model"}
     )
     embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
-    reflector_mode: str = field(default="hybrid", metadata={"doc": "rules, hybrid or llm"})
-    llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"})
-    llm_base_url: str = field(default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default"})
-    llm_timeout: float = field(default=20.0, metadata={"doc": "seconds before an LLM call falls back to rules"})
-    min_score: float = field(default=30.0, metadata={"doc": "Reflector candidates below this are dropped"})
+    reflector_mode: str = field(default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm (Reflector not built yet)"})
+    llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector (not built yet)"})
+    llm_base_url: str = field(default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"})
+    llm_timeout: float = field(default=20.0, metadata={"doc": "seconds before an LLM call falls back to rules (Reflector)"})
+    min_score: float = field(default=30.0, metadata={"doc": "Reflector candidates below this score are dropped (Reflector)"})
     merge_threshold: float = field(default=0.8, metadata={"doc": "cosine at or above which a write merges"})
     conflict_threshold: float = field(
         default=0.5, metadata={"doc": "cosine at or above which a write records a potential conflict"}
@@ -58,7 +56,7 @@ class Settings:
     boost_factor: float = field(default=0.1, metadata={"doc": "decay boost per recall"})
     permanent_recalls: int = field(default=15, metadata={"doc": "recalls after which a bullet never decays"})
     protect_days: float = field(default=7.0, metadata={"doc": "age under which a bullet keeps weight 1.0"})
-    archive_below: float = field(default=0.02, metadata={"doc": "weight under which gc archives"})
+    archive_below: float = field(default=0.02, metadata={"doc": "decay weight under which `memx gc` archives (gc not built yet)"})
     keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})
     semantic_weight: float = field(default=0.4, metadata={"doc": "weight of L4 in the blend"})
     recency_boost: float = field(default=1.2, metadata={"doc": "multiplier for bullets newer than recency_days"})
@@ -71,7 +69,8 @@ class Settings:
     )
     candidate_limit: int = field(default=50, metadata={"doc": "candidates per index before rescoring"})
     model_wait_seconds: float = field(
-        default=10.0, metadata={"doc": "how long a call waits for the model to load before going keyword-only"}
+        default=10.0,
+        metadata={"doc": "how long a call waits for the model to load before going keyword-only"},
     )
     log_level: str = field(default="WARNING", metadata={"doc": "stderr log level"})
 
@@ -137,3 +136,14 @@ def settings_reference() -> list[tuple[str, str, str]]:
         default = "per-user data folder" if f.name == "home" else repr(f.default)
         rows.append((ENV_PREFIX + f.name.upper(), default, str(f.metadata.get("doc", ""))))
     return rows
+
+
+def reference_markdown() -> str:
+    """The README's configuration table, generated so that it cannot drift from the code."""
+    lines = ["| variable | default | meaning |", "|---|---|---|"]
+    lines += [f"| `{name}` | `{default}` | {doc} |" for name, default, doc in settings_reference()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(reference_markdown())

@@ -77,8 +77,10 @@ def contradiction_evidence(a: str, b: str) -> tuple[str, ...]:
     evidence: list[str] = []
     na, nb = _numbers(a), _numbers(b)
     if na and nb and na != nb:
-        evidence.append(f"different values: {', '.join(sorted(na - nb) or sorted(na))} vs "
-                        f"{', '.join(sorted(nb - na) or sorted(nb))}")
+        evidence.append(
+            f"different values: {', '.join(sorted(na - nb) or sorted(na))} vs "
+            f"{', '.join(sorted(nb - na) or sorted(nb))}"
+        )
     neg_a, neg_b = bool(_NEGATION.search(a)), bool(_NEGATION.search(b))
     if neg_a != neg_b:
         negated = a if neg_a else b
@@ -150,8 +152,7 @@ def merge(existing: Bullet, new: Bullet, strategy: MergeStrategy, now: datetime)
 def recommend(a: Bullet, b: Bullet) -> tuple[Literal["a", "b", "both"], str]:
     """Which side looks like the current best practice: newer, then more recalled, then higher score."""
     if a.created_at != b.created_at:
-        newer = "a" if a.created_at > b.created_at else "b"
-        return newer, "newer"
+        return ("a" if a.created_at > b.created_at else "b"), "newer"
     if a.recall_count != b.recall_count:
         return ("a" if a.recall_count > b.recall_count else "b"), "recalled more often"
     if a.instructivity_score != b.instructivity_score:

@@ -24,6 +24,7 @@ from .models import (
     ForgetResult,
     KnowledgeType,
     RecallResult,
+    RememberAction,
     RememberResult,
     Section,
     Stats,
@@ -217,7 +218,11 @@ class Memory:
                 merged = merged.with_changes(vector=vectors[0] if vectors else decision.target.vector)
             self.store.upsert([merged])
             return RememberResult(
-                action="merged", bullet=merged, merged_into=merged.id, similarity=decision.similarity, notes=notes
+                action="merged",
+                bullet=merged,
+                merged_into=merged.id,
+                similarity=decision.similarity,
+                notes=notes,
             )
         self.store.add([bullet])
         conflicts = tuple(
@@ -234,7 +239,7 @@ class Memory:
             for c in decision.conflicts
         )
         self.store.add_conflicts(conflicts)
-        action = "inserted_with_conflict" if conflicts else "inserted"
+        action: RememberAction = "inserted_with_conflict" if conflicts else "inserted"
         return RememberResult(action=action, bullet=bullet, conflicts=conflicts, notes=notes)
 
     # -- recall ---------------------------------------------------------------------------------------

@@ -18,7 +18,10 @@ def remember_text(r: RememberOut) -> str:
         head = f"Remembered {b.id}, with {len(r.conflicts)} possible conflict(s)"
     else:
         head = f"Remembered {b.id}"
-    lines = [f"{head} [{b.section}/{b.knowledge_type}, score {b.instructivity_score:.0f}, {b.scope}]", b.content]
+    lines = [
+        f"{head} [{b.section}/{b.knowledge_type}, score {b.instructivity_score:.0f}, {b.scope}]",
+        b.content,
+    ]
     for c in r.conflicts:
         why = "; ".join(c.evidence) or "similar content"
         lines.append(f"  {c.kind} with {c.other_id} (similarity {c.similarity:.2f}): {why}")

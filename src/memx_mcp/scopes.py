@@ -89,9 +89,7 @@ def safe_name(name: str) -> str:
 
 def _git(cwd: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=2, check=False
-        )
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=2, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None

@@ -119,7 +119,11 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         yield handle
 
     server: MCPServer[Any] = MCPServer(
-        name="memx", title="memx long-term memory", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan
+        name="memx",
+        title="memx long-term memory",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
     )
 
     @server.tool(
@@ -146,7 +150,9 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
     )
     async def recall(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description="what you are about to do or the error")],
+        query: Annotated[
+            str, Field(min_length=1, max_length=2000, description="what you are about to do or the error")
+        ],
         scope: Scope = None,
         max_results: Annotated[int | None, Field(description="default 5, at most 50")] = None,
         token_budget: Annotated[int | None, Field(description="default 2000 tokens")] = None,

@@ -9,7 +9,11 @@ from memx_mcp.reflector.classify import classify, extract_metadata, instructivit
 @pytest.mark.parametrize(
     ("text", "section", "ktype"),
     [
-        ("ModuleNotFoundError: install the package with pip install -e .", Section.DEBUGGING, KnowledgeType.METHOD),
+        (
+            "ModuleNotFoundError: install the package with pip install -e .",
+            Section.DEBUGGING,
+            KnowledgeType.METHOD,
+        ),
         ("Never store local times in the database", Section.ARCHITECTURE, KnowledgeType.PITFALL),
         ("I prefer tabs over spaces in Go files", Section.PREFERENCES, KnowledgeType.PREFERENCE),
         ("Use pytest -n auto to run the suite in parallel", Section.COMMANDS, KnowledgeType.METHOD),

@@ -20,8 +20,11 @@ S = PrivacySanitizer()
         ("card 4111 1111 1111 1111", "card_number", "4111 1111 1111 1111"),
         ("see /home/alice/projects/x", "home_user", "alice"),
         ("slack xoxb-123456789012-abcdefghij", "slack_token", "xoxb-123456789012-abcdefghij"),
-        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-         "jwt", "eyJhbGciOiJIUzI1NiJ9"),
+        (
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "jwt",
+            "eyJhbGciOiJIUzI1NiJ9",
+        ),
     ],
 )
 def test_secrets_are_replaced_by_typed_placeholders(text: str, kind: str, secret: str) -> None:

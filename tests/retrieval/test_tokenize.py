@@ -24,7 +24,15 @@ def test_error_types_split_on_camel_case() -> None:
 
 
 def test_paths_keep_whole_path_and_parts() -> None:
-    assert tokens("src/memx_mcp/cli.py") == ["src/memx_mcp/cli.py", "src", "memx_mcp", "memx", "mcp", "cli", "py"]
+    assert tokens("src/memx_mcp/cli.py") == [
+        "src/memx_mcp/cli.py",
+        "src",
+        "memx_mcp",
+        "memx",
+        "mcp",
+        "cli",
+        "py",
+    ]
 
 
 def test_sentence_punctuation_is_stripped() -> None:

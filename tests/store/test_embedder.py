@@ -16,10 +16,16 @@ def test_the_shipped_model_gives_unit_vectors_of_384_dimensions(embedder: FastEm
 
 
 def test_paraphrases_are_closer_than_unrelated_text(embedder: FastEmbedEmbedder) -> None:
-    a, b, c = (np.array(v) for v in embedder.embed(
-        ["Run the tests in parallel with pytest-xdist", "Use pytest -n auto to speed up the test suite",
-         "The Redis pool needs 50 connections"]
-    ))
+    a, b, c = (
+        np.array(v)
+        for v in embedder.embed(
+            [
+                "Run the tests in parallel with pytest-xdist",
+                "Use pytest -n auto to speed up the test suite",
+                "The Redis pool needs 50 connections",
+            ]
+        )
+    )
     assert a @ b > a @ c + 0.2
 
 
@@ -37,7 +43,13 @@ def test_a_missing_model_file_is_reported(tmp_path: Path) -> None:
 
 def test_the_model_folder_holds_the_model_and_tokenizer_files(model_dir: Path) -> None:
     names = {p.name for p in model_dir.iterdir()}
-    assert {"model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json"} <= names
+    assert {
+        "model.onnx",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "config.json",
+        "special_tokens_map.json",
+    } <= names
 
 
 def test_lazy_embedder_reports_a_failed_load_and_returns_none() -> None:

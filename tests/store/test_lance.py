@@ -40,7 +40,11 @@ def open_store(root: Path, model: str = "m", dim: int = 4) -> LanceStore:
 def test_bullets_round_trip_with_every_field(tmp_path: Path) -> None:
     s = open_store(tmp_path)
     b = bullet(1, "Redis 连接池 needs 50 connections").with_changes(
-        tags=("perf",), entities=("MAX_POOL",), last_recalled_at=T0 + timedelta(days=1), recall_count=3, origin="s1"
+        tags=("perf",),
+        entities=("MAX_POOL",),
+        last_recalled_at=T0 + timedelta(days=1),
+        recall_count=3,
+        origin="s1",
     )
     s.add([b])
     (got,) = s.get([b.id])

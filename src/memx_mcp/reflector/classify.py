@@ -10,47 +10,81 @@ from dataclasses import dataclass
 from ..models import KnowledgeType, Section
 
 _SECTION_CUES: tuple[tuple[Section, re.Pattern[str]], ...] = (
-    (Section.PREFERENCES, re.compile(r"\b(?:prefers?|preferred|i like|i want|style|convention)\b|喜欢|偏好|好み|好き", re.I)),
-    (Section.DEBUGGING, re.compile(
-        r"\b(?:error|exception|traceback|fails?|failed|failing|bug|crash(?:es)?|debug|fix(?:ed)?|stack ?trace|"
-        r"timeout|segfault)\b|\w+Error\b|错误|报错|异常|失败|エラー|例外|失敗|バグ", re.I)),
-    (Section.WORKFLOW, re.compile(
-        r"\b(?:deploy|release|ci|pipeline|workflow|branch|merge|review|commit|rebase|pull request|pr)\b|部署|发布|流程|"
-        r"デプロイ|リリース", re.I)),
-    (Section.ARCHITECTURE, re.compile(
-        r"\b(?:architecture|module|layer|design|service|schema|database|api|interface|component)\b|架构|模块|"
-        r"設計|アーキテクチャ", re.I)),
-    (Section.TOOLS, re.compile(
-        r"\b(?:install|library|package|plugin|extension|tool|cli|version)\b|安装|工具|インストール|ツール", re.I)),
-    (Section.COMMANDS, re.compile(r"`[^`]+`|\$ \w|\b(?:run|command|flag|option)\b|--?\w|命令|运行|コマンド|実行", re.I)),
+    (
+        Section.PREFERENCES,
+        re.compile(r"\b(?:prefers?|preferred|i like|i want|style|convention)\b|喜欢|偏好|好み|好き", re.I),
+    ),
+    (
+        Section.DEBUGGING,
+        re.compile(
+            r"\b(?:error|exception|traceback|fails?|failed|failing|bug|crash(?:es)?|debug|fix(?:ed)?|stack ?trace|"
+            r"timeout|segfault)\b|\w+Error\b|错误|报错|异常|失败|エラー|例外|失敗|バグ",
+            re.I,
+        ),
+    ),
+    (
+        Section.WORKFLOW,
+        re.compile(
+            r"\b(?:deploy|release|ci|pipeline|workflow|branch|merge|review|commit|rebase|pull request|pr)\b|"
+            r"部署|发布|流程|デプロイ|リリース",
+            re.I,
+        ),
+    ),
+    (
+        Section.ARCHITECTURE,
+        re.compile(
+            r"\b(?:architecture|module|layer|design|service|schema|database|api|interface|component)\b|架构|模块|"
+            r"設計|アーキテクチャ",
+            re.I,
+        ),
+    ),
+    (
+        Section.TOOLS,
+        re.compile(
+            r"\b(?:install|library|package|plugin|extension|tool|cli|version)\b|安装|工具|インストール|ツール",
+            re.I,
+        ),
+    ),
+    (
+        Section.COMMANDS,
+        re.compile(r"`[^`]+`|\$ \w|\b(?:run|command|flag|option)\b|--?\w|命令|运行|コマンド|実行", re.I),
+    ),
     (Section.PATTERNS, re.compile(r"\b(?:pattern|idiom|approach|technique)\b|模式|パターン", re.I)),
 )
 
 _PITFALL = re.compile(
     r"\b(?:avoid|don't|do not|never|careful|beware|pitfall|gotcha|must not|breaks?|otherwise|caution|warning)\b|"
-    r"不要|避免|注意|小心|しないで|注意|避け|ダメ", re.I)
+    r"不要|避免|注意|小心|しないで|注意|避け|ダメ",
+    re.I,
+)
 _PREFERENCE = re.compile(r"\b(?:prefers?|preferred|i like|i want|rather than)\b|喜欢|偏好|好み", re.I)
 _TRICK = re.compile(r"\b(?:trick|tip|shortcut|faster|instead of|quickly|hack)\b|技巧|更快|コツ|速く", re.I)
 _METHOD = re.compile(
     r"(?:^|[:;.→]\s*)(?:use|run|install|set|add|call|create|configure|pass|enable|disable|start|open|check|"
     r"when)\b|"
-    r"\b(?:to \w+, |how to|steps?)\b|使用|运行|设置|使う|実行|設定", re.I)
+    r"\b(?:to \w+, |how to|steps?)\b|使用|运行|设置|使う|実行|設定",
+    re.I,
+)
 
 _IMPERATIVE = re.compile(
-    r"(?:^|[:;.→]\s*)(?:use|run|install|set|add|call|create|configure|pass|enable|disable|avoid|never|always|don't|do not|"
-    r"prefer|check|make|keep|put|remove|restart|when|before|after)\b", re.I)
+    r"(?:^|[:;.→]\s*)(?:use|run|install|set|add|call|create|configure|pass|enable|disable|avoid|never|always|"
+    r"don't|do not|prefer|check|make|keep|put|remove|restart|when|before|after)\b",
+    re.I,
+)
 _CODE = re.compile(r"`[^`]+`|(?:^|\s)--?[A-Za-z][\w-]*|\w+\(\)|\b\w+\.\w+\(|\$ \w")
 _PATH = re.compile(r"(?:\.{0,2}/)?[\w.\-]+/[\w.\-/]+|\b\w+\.(?:py|js|ts|json|toml|ya?ml|ini|cfg|md|rs|go|ex|exs|sh)\b")
 _NUMBERISH = re.compile(r"\b\d+(?:\.\d+)*\b")
 _CAUSE = re.compile(
     r"\b(?:because|since|so that|due to|caused by|otherwise|which means|therefore|→|->)\b|→|->|因为|所以|导致|"
-    r"ので|ため|から|原因", re.I)
+    r"ので|ため|から|原因",
+    re.I,
+)
 
 KNOWN_TOOLS = frozenset(
-    """apt brew bun cargo celery composer conda curl deno django docker docker-compose elixir eslint fastapi flask
-    gcc gh git go gradle helm iex jest kubectl lancedb make maven mix mypy mysql nginx node npm npx pip pipx pnpm
-    poetry postgres postgresql prettier psql pytest python react redis ruff rustc sqlite terraform tox tsc uv uvx
-    vite vitest webpack yarn""".split()
+    """apt brew bun cargo celery composer conda curl deno django docker docker-compose elixir eslint fastapi
+    flask gcc gh git go gradle helm iex jest kubectl lancedb make maven mix mypy mysql nginx node npm npx
+    pip pipx pnpm poetry postgres postgresql prettier psql pytest python react redis ruff rustc sqlite
+    terraform tox tsc uv uvx vite vitest webpack yarn""".split()
 )
 _ENTITY = re.compile(r"\b(?:[A-Z][a-z0-9]+){2,}\b|\b\w+(?:Error|Exception)\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 _WORD = re.compile(r"[\w.+\-]+")

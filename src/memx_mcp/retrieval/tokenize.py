@@ -18,9 +18,9 @@ _EDGE = "\"'`()[]{}<>,;:!?。、，：；！？「」『』（）"
 _CJK_CHAR = re.compile(rf"[{_CJK_CHARS}]")
 
 STOP_WORDS = frozenset(
-    """a an and are as at be been but by can could did do does doing for from had has have how i if in into
-    is it its it's me my of on or our so than that the their them then there these they this to too us was
-    we were what when where which while who why will with would you your""".split()
+    """a an and are as at be been but by can could did do does doing for from had has have how i if in into is
+    it its it's me my of on or our so than that the their them then there these they this to too us was we
+    were what when where which while who why will with would you your""".split()
 )
 # Single kana/han that carry grammar rather than meaning; their bigrams still match.
 CJK_STOP_CHARS = frozenset("のはがをにでともへやかなたしてすまれるだい了的是在和与就都而及着过吗呢吧啊")

@@ -179,8 +179,12 @@ class LanceStore:
         (readers in other processes may still be on a recent one)."""
         with self.write_lock():
             for table in (self._bullets, self._conflicts):
+
+                def compact(t: Any = table) -> None:
+                    t.optimize(cleanup_older_than=timedelta(minutes=10))
+
                 try:
-                    _retry(lambda t=table: t.optimize(cleanup_older_than=timedelta(minutes=10)), "optimize")
+                    _retry(compact, "optimize")
                 except Exception as exc:  # compaction is upkeep: never fail a write for it
                     log.warning("compaction skipped: %s", exc)
 
@@ -200,10 +204,12 @@ class LanceStore:
         with self.write_lock():
             data = bullets_table(bullets, self.dim)
             _retry(
-                lambda: self._bullets.merge_insert("id")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(data, on_bad_vectors="null"),  # a bullet stored while the model was away
+                lambda: (
+                    self._bullets.merge_insert("id")
+                    .when_matched_update_all()
+                    .when_not_matched_insert_all()
+                    .execute(data, on_bad_vectors="null")
+                ),  # a bullet stored while the model was away
                 "upsert",
             )
             self._after_write()
@@ -332,4 +338,3 @@ class LanceStore:
 
     def count_conflicts(self, status: str = "open") -> int:
         return int(self._conflicts.count_rows(f"status = {sql_str(status)}"))
-

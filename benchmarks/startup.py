@@ -1,0 +1,132 @@
+"""Start-up latency of the stdio server, measured the way a client sees it.
+
+For each run: spawn `memx-mcp`, write `initialize`, time until its answer arrives; then call `recall`
+and time until its answer arrives (this includes opening the store and loading the model, which start
+in the background at spawn). Runs use a data folder that already holds the model cache and a few
+bullets (a returning user); `--cold` uses a new folder each run (first use ever: the model file is also
+copied and checked).
+
+    python benchmarks/startup.py [--runs 5] [--cold]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SERVER = [str(Path(sys.executable).parent / "memx-mcp")]
+if not Path(SERVER[0]).exists():
+    SERVER = [sys.executable, "-m", "memx_mcp.server"]
+
+
+def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+
+
+def receive(proc: subprocess.Popen[bytes], wanted_id: int) -> dict[str, Any]:
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("server closed stdout")
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == wanted_id:
+            return message
+
+
+def one_run(home: Path, cwd: Path) -> tuple[float, float, str]:
+    env = {**os.environ, "MEMX_HOME": str(home)}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+    )
+    try:
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "1"},
+                },
+            },
+        )
+        receive(proc, 1)
+        initialized = time.perf_counter() - start
+        send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        t = time.perf_counter()
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "recall", "arguments": {"query": "make the tests run faster"}},
+            },
+        )
+        answer = receive(proc, 2)
+        first_recall = time.perf_counter() - t
+        mode = answer["result"]["structuredContent"]["mode"]
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(30)
+    return initialized, first_recall, mode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cold", action="store_true", help="a new data folder for every run")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="memx-bench-"))
+    warm_home = work / "home"
+    if not args.cold:  # a returning user: model cached, a few bullets stored
+        subprocess.run(
+            [
+                str(Path(sys.executable).parent / "memx"),
+                "--home",
+                str(warm_home),
+                "remember",
+                "Use pytest -n auto (pytest-xdist) to run the suite in parallel",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=work,
+        )
+    inits, recalls, modes = [], [], set()
+    for i in range(args.runs):
+        home = work / f"cold{i}" if args.cold else warm_home
+        init, recall, mode = one_run(home, work)
+        inits.append(init)
+        recalls.append(recall)
+        modes.add(mode)
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"machine: {platform.platform()}, {os.cpu_count()} cpus, Python {platform.python_version()}")
+    print(f"runs: {args.runs} ({'cold: new data folder each run' if args.cold else 'warm data folder'})")
+    print(
+        f"initialize answered after spawn: median {statistics.median(inits):.3f} s  "
+        f"(min {min(inits):.3f}, max {max(inits):.3f})"
+    )
+    print(
+        f"first recall after initialize (store open + model load): median {statistics.median(recalls):.3f} s  "
+        f"(min {min(recalls):.3f}, max {max(recalls):.3f}); mode {', '.join(sorted(modes))}"
+    )
+
+
+if __name__ == "__main__":
+    main()
