@@ -42,11 +42,21 @@ class Settings:
         default="", metadata={"doc": "folder with model.onnx and tokenizer files; empty: the shipped model"}
     )
     embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
-    reflector_mode: str = field(default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm (Reflector not built yet)"})
-    llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector (not built yet)"})
-    llm_base_url: str = field(default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"})
-    llm_timeout: float = field(default=20.0, metadata={"doc": "seconds before an LLM call falls back to rules (Reflector)"})
-    min_score: float = field(default=30.0, metadata={"doc": "Reflector candidates below this score are dropped (Reflector)"})
+    reflector_mode: str = field(
+        default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm (Reflector not built yet)"}
+    )
+    llm_model: str = field(
+        default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector (not built yet)"}
+    )
+    llm_base_url: str = field(
+        default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"}
+    )
+    llm_timeout: float = field(
+        default=20.0, metadata={"doc": "seconds before an LLM call falls back to rules (Reflector)"}
+    )
+    min_score: float = field(
+        default=30.0, metadata={"doc": "Reflector candidates below this score are dropped (Reflector)"}
+    )
     merge_threshold: float = field(default=0.8, metadata={"doc": "cosine at or above which a write merges"})
     conflict_threshold: float = field(
         default=0.5, metadata={"doc": "cosine at or above which a write records a potential conflict"}
@@ -56,7 +66,9 @@ class Settings:
     boost_factor: float = field(default=0.1, metadata={"doc": "decay boost per recall"})
     permanent_recalls: int = field(default=15, metadata={"doc": "recalls after which a bullet never decays"})
     protect_days: float = field(default=7.0, metadata={"doc": "age under which a bullet keeps weight 1.0"})
-    archive_below: float = field(default=0.02, metadata={"doc": "decay weight under which `memx gc` archives (gc not built yet)"})
+    archive_below: float = field(
+        default=0.02, metadata={"doc": "decay weight under which `memx gc` archives (gc not built yet)"}
+    )
     keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})
     semantic_weight: float = field(default=0.4, metadata={"doc": "weight of L4 in the blend"})
     recency_boost: float = field(default=1.2, metadata={"doc": "multiplier for bullets newer than recency_days"})
