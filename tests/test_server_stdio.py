@@ -109,3 +109,57 @@ def test_bad_input_is_a_tool_error_and_the_server_stays_up(
     assert bad.is_error and message in bad.content[0].text
     assert "Traceback" not in bad.content[0].text
     assert not ok.is_error
+
+
+def test_nothing_but_protocol_reaches_stdout(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "remember", "arguments": {"text": "Use uv pip compile to pin requirements"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "pin requirements"}},
+        },
+    ]
+    cmd = script("memx-mcp")
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env_for(tmp_path / "home", MEMX_LOG_LEVEL="DEBUG"),
+        cwd=tmp_path,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    answers = []
+    for request in requests:
+        proc.stdin.write(json.dumps(request) + "\n")
+        proc.stdin.flush()
+        if "id" in request:
+            answers.append(json.loads(proc.stdout.readline()))
+    proc.stdin.close()
+    rest = proc.stdout.read()
+    proc.wait(60)
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in rest.splitlines() if line.strip())
+    assert answers[2]["result"]["structuredContent"]["results"][0]["content"].startswith("Use uv pip compile")
