@@ -1,0 +1,118 @@
+"""The five rules over plain prose, in English, Chinese and Japanese, for transcripts without tool
+structure (and for what a person writes in any transcript). Each pattern needs a concrete anchor: an
+error text, a fix verb, two values, a tool name; chatter matches none."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .rules import CONFIDENCE, Candidate
+from .transcript import Step, Transcript
+
+_ERROR = re.compile(
+    r"\b\w*(?:Error|Exception)\b|\berror\b|\bfailed\b|\bfails\b|traceback|\bcrash\w*|doesn't exist|does not exist|"
+    r"\bundefined\b|\bnot found\b|\bmissing\b|\bbroken\b|报错|错误|异常|失败|不存在|エラー|例外|失敗|落ちる|存在しない",
+    re.I,
+)
+_FIX = re.compile(
+    r"\bfixed (?:it|this|that)?\s*by\b|\bthe fix (?:is|was)\b|\bsolved (?:it|this)?\s*by\b|\bresolved (?:it )?by\b|"
+    r"\bworks now\b|\bturned out\b|\bthe solution (?:is|was)\b|\bfixed by\b|"
+    r"解决了|解决方法|解决办法|修复了|原来是|就好了|搞定了|解決しました|解決した|直りました|直った|修正しました|原因は",
+    re.I,
+)
+_RETRY = re.compile(
+    r"\btried\b.{3,120}?\b(?:neither|none|nothing|didn't|did not|no luck|still)\b.{0,160}?"
+    r"\b(?:finally|in the end|eventually|then|what worked|only)\b.{3,160}?\b(?:worked|fixed|solved|did it|succeeded)\b|"
+    r"试了.{1,60}?(?:都不行|没用|不行|失败).{0,80}?(?:最后|后来|终于).{1,80}?(?:成功|解决|可以了|好了)|"
+    r"試し.{1,60}?(?:ダメ|駄目|失敗|うまくいかな).{0,80}?(?:最後|結局|ようやく|やっと).{1,80}?(?:解決|成功|うまくいった|動いた)",
+    re.I | re.S,
+)
+_CONFIG = re.compile(
+    r"\b(?:changed|set|raised|lowered|bumped|increased|decreased|moved)\s+`?(?P<key>[\w.-]{2,60})`?\s+from\s+"
+    r"`?(?P<old>[\w.:/-]+)`?\s+to\s+`?(?P<new>[\w.:/-]+)`?|"
+    r"(?:把|将)\s*`?(?P<zkey>[\w.-]{2,60})`?\s*从\s*`?(?P<zold>[\w.:/-]+)`?\s*(?:改成|改为|调到|调成|换成)\s*`?(?P<znew>[\w.:/-]+)`?|"
+    r"`?(?P<jkey>[\w.-]{2,60})`?\s*を\s*`?(?P<jold>[\w.:/-]+)`?\s*から\s*`?(?P<jnew>[\w.:/-]+)`?\s*に(?:変更|変え|増や|減ら|上げ|下げ)",
+    re.I,
+)
+_NEW_TOOL = re.compile(
+    r"\bfirst time (?:using|with|trying)\s+`?(?P<a>[\w.@/-]{2,40})`?|\b(?:switched|migrated|moved) (?:from [\w.-]+ )?to\s+"
+    r"`?(?P<b>[\w.@/-]{2,40})`?|\bstarted using\s+`?(?P<c>[\w.@/-]{2,40})`?|"
+    r"(?:第一次|首次)(?:用|使用)\s*`?(?P<d>[\w.@/-]{2,40})`?|换成了?\s*`?(?P<e>[\w.@/-]{2,40})`?|"
+    r"初めて\s*`?(?P<f>[\w.@/-]{2,40})`?\s*を?使|`?(?P<g>[\w.@/-]{2,40})`?\s*に乗り換え",
+    re.I,
+)
+_REPEAT = re.compile(
+    r"\bevery time (?:I|we)\b|\beach time (?:I|we)\b|\bI keep having to\b|\bover and over\b|\bby hand (?:on|after|before) every\b|"
+    r"\bon every (?:deploy|build|release|run|commit)\b|每次都要|每次都得|每次.{1,20}都(?:要|得)|毎回",
+    re.I,
+)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if s.strip()]
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str:
+    for s in _sentences(text):
+        if pattern.search(s):
+            return s[:300]
+    return ""
+
+
+def _steps_for_prose(t: Transcript) -> list[Step]:
+    if t.format == "claude-code":  # the assistant's narration there is covered by the structural rules
+        return [s for s in t.steps if s.role == "user"]
+    return [s for s in t.steps if s.role in ("user", "assistant")]
+
+
+def prose_candidates(t: Transcript) -> list[Candidate]:
+    steps = _steps_for_prose(t)
+    found: list[Candidate] = []
+
+    def add(rule: str, step: Step, key: str, facts: dict[str, str], confidence: float | None = None) -> None:
+        found.append(Candidate(rule, confidence or CONFIDENCE[rule], step.index, step.turn, f"{rule}:{key}", facts,
+                               step.text[:3000]))
+
+    for n, step in enumerate(steps):
+        text = step.text
+        retry = _RETRY.search(text)
+        if retry:
+            add("RetrySuccessRule", step, retry.group(0)[:80], {"story": _first(_RETRY, text) or retry.group(0)[:300]})
+            continue
+        fixes = [s for s in _sentences(text) if _FIX.search(s) and _ERROR.search(s)]
+        for sentence in fixes[:8]:  # a summary may list several errors with their fixes
+            add("ErrorFixRule", step, sentence[:80], {"error": "", "fix": sentence[:300]})
+        if fixes:
+            continue
+        fix = _first(_FIX, text)
+        if fix and len(text) <= 400 and n > 0:  # a short "fixed it by …" answering an error just before
+            error = _first(_ERROR, steps[n - 1].text)
+            if error:
+                add("ErrorFixRule", step, fix[:80], {"error": error[:200], "fix": fix})
+                continue
+        config = _CONFIG.search(text)
+        if config:
+            g = config.groupdict()
+            key = g["key"] or g["zkey"] or g["jkey"]
+            old, new = g["old"] or g["zold"] or g["jold"], g["new"] or g["znew"] or g["jnew"]
+            if old != new:
+                add("ConfigChangeRule", step, key, {"sentence": _first(_CONFIG, text), "key": key, "old": old,
+                                                     "new": new})
+                continue
+        tool = _NEW_TOOL.search(text)
+        if tool:
+            name = next(v for v in tool.groupdict().values() if v)
+            add("NewToolRule", step, name.lower(), {"sentence": _first(_NEW_TOOL, text), "program": name})
+            continue
+        if _REPEAT.search(text):
+            sentence = _first(_REPEAT, text)
+            add("RepetitiveOpRule", step, sentence[:80], {"sentence": sentence}, 0.55)
+    return found
+
+
+def language_of(text: str) -> str:
+    counts = Counter("ja" if "\u3040" <= ch <= "\u30ff" else "zh" if "\u4e00" <= ch <= "\u9fff" else "" for ch in text)
+    if counts["ja"]:
+        return "ja"
+    return "zh" if counts["zh"] > 2 else "en"
