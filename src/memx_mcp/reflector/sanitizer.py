@@ -1,9 +1,12 @@
 """PrivacySanitizer (SPEC §4.5): mask secrets and personal data with typed placeholders before text is
-stored or sent anywhere. Git SHAs, UUIDs, versions and ordinary identifiers are left alone."""
+stored or sent anywhere. Git SHAs, UUIDs, versions, lock-file hashes and ordinary identifiers are left
+alone; so are obvious placeholders (``xxxx``, ``<your token>``, ``${VAR}``)."""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -19,48 +22,140 @@ def _p(name: str, pattern: str, group: int = 0, flags: int = 0) -> Pattern:
     return Pattern(name, re.compile(pattern, flags), group)
 
 
-_PLACEHOLDER_VALUE = re.compile(r"^(?:\$\{?\w+\}?|<[^>]*>|\*+|x+|\.\.\.|\[REDACTED:\w+\]|%\(?\w+\)?s?)$", re.I)
+_B = r"(?<![\w+/-])"  # start of a token
+_E = r"(?![\w+/=-])"  # end of a token
+_SECRET_WORD = (
+    r"(?:password|passwd|pwd|pw|pass|passphrase|secrete?|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|"
+    r"private[_-]?key|client[_-]?secret|credentials?|auth|key|login|access[_.-]?id)"
+)
+_OPERATOR = r"(?:::?:?=|\?=|:=|=>|!==?|===?|=|:|[\"'][ \t]*,)"
+
+# Provider tokens with a recognisable prefix (from the providers' documented formats).
+_PREFIXED = "|".join(
+    [
+        r"sk-ant-(?:api|admin|sid)\d{2}-[\w-]{20,}",
+        r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
+        r"gh[pousr]_[A-Za-z0-9]{36,255}",
+        r"github_pat_\w{22,255}",
+        r"gl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|oas|ft|runner|ffct)-[\w-]{20,}",
+        r"xox[baprso]-(?:\d{6,}-){1,3}[A-Za-z0-9-]{6,}",
+        r"xox[baprso]-(?:\d+-){2,3}[a-f0-9]{10,}",
+        r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{20,}",
+        r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]+",
+        r"xox[a-z]-\d-(?:\d+-){2,3}[a-f0-9]{10,}",
+        r"xoxe-\d{10,}-\d+-\d+-[a-f0-9]+",
+        r"sq0(?:atp|csp)-[\w-]{22,}",
+        r"(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",
+        r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",  # Discord bot tokens
+        r"[a-f0-9]{32}-us\d{1,2}",  # Mailchimp
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",  # 1Password
+        r"sgp_(?:local_)?[A-Za-z0-9_]{40,}",  # Sourcegraph
+        r"AIza[\w-]{35}",
+        r"ya29\.[\w-]{20,}",
+        r"npm_[A-Za-z0-9]{36}",
+        r"hf_[A-Za-z]{30,}",
+        r"api_org_[A-Za-z]{30,}",
+        r"ntn_\w{40,}",
+        r"pplx-\w{40,}",
+        r"sntry[su]_[\w+/=]{30,}",
+        r"glc_[\w+/=]{30,}",
+        r"glsa_\w{32}_\w{8}",
+        r"hv[sb]\.[\w-]{20,}",
+        r"ops_eyJ[\w+/=]{30,}",
+        r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
+        r"ATATT3[\w=-]{30,}",
+        r"ABSK[A-Za-z0-9+/]{40,}=*",
+        r"bedrock-api-key-[\w+/=]{20,}",
+        r"FlyV1 fm\d_[\w+/=]{20,}",
+        r"fm\d_[\w+/=]{40,}",
+        r"fo1_[\w-]{20,}",
+        r"EAA[A-Za-z0-9]{30,}",
+        r"s-s4t2(?:ud|af)-[a-f0-9]{64}",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.\w{40,}",
+        r"do[opr]_v1_[a-f0-9]{64}",
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        r"SG\.[\w-]{22}\.[\w-]{43}",
+        r"key-[a-f0-9]{32}",
+        r"dapi[a-f0-9]{32}(?:-\d)?",
+        r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}",
+        r"lin_api_\w{40}",
+        r"PMAK-\w{24}-\w{34}",
+        r"HRKU-[\w-]{40,}",
+        r"CLOJARS_[a-z0-9]{60}",
+        r"rubygems_[a-f0-9]{48}",
+        r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        r"pnu_[A-Za-z0-9]{36}",
+        r"rdme_[a-z0-9]{70}",
+        r"dop_v1_[a-f0-9]{64}",
+        r"[A-Za-z0-9]{2,}~[\w.~-]{30,}",  # Azure AD client secrets (xxxQ~…)
+    ]
+)
 
 BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     _p(
         "private_key",
-        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[ \t]*[\w-]+:[^\n]*\n)*[A-Za-z0-9+/=\s]{16,}?"
+        r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     ),
-    _p("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    _p("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    _p("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    _p("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+    _p("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
+    _p("api_token", _B + r"(?:" + _PREFIXED + r")" + _E),
+    _p("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+"),
+    _p("url_credentials", r"\b[a-z][a-z0-9+.\-]*://([^\s:/@]+:[^\s@/]+)@", 1, re.I),
     _p(
-        "aws_secret_key",
-        r"(?i)aws.{0,20}?(?:secret|private).{0,20}?[=:]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+        "basic_auth",
+        r"(?:\s-u|--user)[ \t=]+(\"[^\"\n]*:[^\"\n]*\"|'[^'\n]*:[^'\n]*'|(?:\"[^\"]*\"|'[^']*'|[^\s:\"']*):"
+        r"(?:\"[^\"]*\"|'[^']*'|[^\s\"']+))",
         1,
     ),
-    _p("github_token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
-    _p("github_token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
-    _p("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
-    _p("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    _p("slack_webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9_/]+"),
-    _p("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    _p("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    _p("azure_key", r"(?i)AccountKey=([A-Za-z0-9+/=]{40,})", 1),
-    _p("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    _p("bundler_credentials", r"\bBUNDLE_[A-Z0-9_]+__[A-Z]+[\"']?[ \t]*[:=][ \t]*[\"']?([^\s\"';&]+)", 1),
+    _p(
+        "auth_header",
+        r"(?i)(?<![\w-])(?:authorization|proxy-authorization|x-api-key|x-auth-token|api-key|token)[\"']?\s*[:=]\s*[\"']?"
+        r"(?:(?:bearer|basic|token|api-token|digest|sso-key)\s+)?([^\s\"',;]{8,})",
+        1,
+    ),
     _p("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", 1),
-    _p("url_password", r"\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@", 1, re.I),
+    _p("secret_flag", r"(?i)(?:^|\s)-{1,2}[\w-]*" + _SECRET_WORD + r"[\w-]*(?:[= ]|\s+)[\"']?([^\s\"'-][^\s\"']{5,})", 1),
     _p(
         "secret_assignment",
-        r"(?i)\b[\w.\-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|"
-        r"client[_-]?secret|private[_-]?key)[\w.\-]*[\"']?\s*(?:=|:|:=|=>)\s*[\"']?([^\s\"',;}{)]{6,})",
+        r"(?i)\b([\w.\-]*" + _SECRET_WORD + r"[\w-]*)[\"']?(?:\[\d*\])?[ \t]*(?:" + _OPERATOR + r"|\()[ \t]*@?"
+        r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|([^\s\"']{3,}[^\s\"',;)]))",
+        0,
+    ),
+    _p(
+        "secret_assignment",
+        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*([\w.]*" + _SECRET_WORD + r")\b",
         1,
     ),
+    _p(
+        "ip_address",
+        r"(?<![\w.])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)"
+        r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]|\.\d)",
+    ),
     _p("email", r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
-    _p("card_number", r"\b(?:\d[ -]?){12,18}\d\b"),
+    _p("card_number", r"(?<![\w.\-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\w\-])"),
     _p("phone", r"(?<![\w.])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}(?![\w.])"),
     _p("phone", r"(?<![\w.\-])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-])"),
     _p("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)([^/\\\s\"':]+)", 1),
+    _p("high_entropy", r"(?<![\w+/.~-])[A-Za-z0-9+/_=~-]{20,}(?![\w+/=.~-])"),
 )
 
-_NOT_USERS = frozenset({"shared", "public", "default", "all users", "runner", "[redacted:home_user]"})
+_NOT_USERS = frozenset({"shared", "public", "default", "all users", "runner", "user", "username", "you", "me"})
 _NOT_EMAIL_LOCALS = frozenset({"git", "noreply"})
+_NOT_SECRET_KEY = re.compile(r"(?i)public|csrf|_?(?:url|uri|length|len|name|file|path|id|type|field|env|header|size)$")
+_STRONG_WORDS = frozenset(
+    "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login".split()
+)
+_STRONG_SUFFIXES = ("apikey", "password", "passwd", "secret", "token")
+_KEY_QUALIFIERS = frozenset("api access secret private auth client signing encryption master".split())
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
+    r"placeholder|your[_-]?|changeme|dummy|_here"
+)
+_LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
+_IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -73,16 +168,97 @@ def _luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _is_secret(pattern: Pattern, value: str) -> bool:
-    if pattern.name == "secret_assignment":
-        return not _PLACEHOLDER_VALUE.match(value) and not value.startswith("[REDACTED")
-    if pattern.name == "card_number":
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
+
+
+def looks_placeholder(value: str) -> bool:
+    core = re.sub(r"[^A-Za-z0-9]", "", value)
+    if len(core) >= 4 and len(set(core.lower())) <= 3:
+        return True  # xxxxxxxx, 00000000, aaaaaaa
+    return bool(_PLACEHOLDER.search(value))
+
+
+def _key_words(key: str) -> list[str]:
+    return [w.lower() for part in re.split(r"[^A-Za-z0-9]+", key) for w in _CAMEL_PARTS.findall(part)]
+
+
+def _assignment_is_secret(key: str, value: str) -> bool:
+    """``password = …`` is a secret whatever the value; ``stripe_key = …`` only when the value looks like
+    key material (``bucket_key = "SalesResults-1.2"`` is not)."""
+    words = _key_words(key)
+    if not words or _NOT_SECRET_KEY.search(key) or _is_identifier(value) or "://" in value:
+        return False
+    last = words[-1]
+    if any(w in _STRONG_WORDS or w.endswith(_STRONG_SUFFIXES) for w in words):
+        return True
+    if last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS:
+        return True
+    if last in ("key", "id"):
+        core = re.sub(r"[^A-Za-z0-9]", "", value)
+        return len(core) >= (12 if "access" in words else 16) and " " not in value and (_random_looking(value) or re.fullmatch(r"[A-Fa-f0-9-]{16,}", value) is not None)
+    return False
+
+
+def _is_identifier(value: str) -> bool:
+    """A dotted name, an ALL_CAPS constant made of words, or a file name, unless it is key material."""
+    if not _IDENTIFIER.match(value) or _random_looking(value):
+        return False
+    if re.fullmatch(r"[A-Z][A-Z0-9_-]+", value):
+        return all(len(part) <= 12 for part in re.split(r"[_-]", value))
+    return True
+
+
+def _random_looking(token: str) -> bool:
+    """Random key material rather than a word, identifier, path or hash name: mixed classes that change
+    often, and high entropy."""
+    core = token.strip("=.-~")
+    parts = [p for p in re.split(r"[_-]", core) if p]
+    if len(parts) >= 3 and sum(p.isalpha() or p.isdigit() for p in parts) * 2 >= len(parts):
+        return False  # SN_id_Gost28147_89_None_KeyMeshing: an identifier made of words
+    uppers = sum(c.isupper() for c in core)
+    lowers = sum(c.islower() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if uppers < 2 or lowers < 2 or digits < 2:
+        return False
+    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o" for c in core]
+    changes = sum(a != b for a, b in zip(classes, classes[1:], strict=False)) / max(1, len(core) - 1)
+    return changes >= 0.3 and _entropy(core) >= 3.5
+
+
+def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
+    name = pattern.name
+    if name in ("private_key", "slack_webhook", "home_user", "email"):
+        if name == "home_user":
+            return value.lower() not in _NOT_USERS and not value.startswith("[REDACTED")
+        if name == "email":
+            return value.split("@", 1)[0].lower() not in _NOT_EMAIL_LOCALS
+        return True
+    if value.startswith("[REDACTED") or (name not in ("ip_address", "card_number") and looks_placeholder(value)):
+        return False
+    if name == "card_number":
         digits = re.sub(r"\D", "", value)
         return 13 <= len(digits) <= 19 and _luhn_ok(digits)
-    if pattern.name == "home_user":
-        return value.lower() not in _NOT_USERS
-    if pattern.name == "email":
-        return value.split("@", 1)[0].lower() not in _NOT_EMAIL_LOCALS
+    if name == "secret_assignment":
+        return _assignment_is_secret(match.group(1) if match.re.groups >= 5 else match.group(2), value)
+    if name == "secret_flag":
+        flag = match.group(0).split("=")[0].split()[0] if match.group(0).split() else ""
+        return not _NOT_SECRET_KEY.search(flag) and not _is_identifier(value) and "://" not in value
+    if name == "basic_auth":
+        parts = [p.strip("\"'{}") for p in value.strip("\"'").rsplit(":", 1)]
+        return any(
+            not re.fullmatch(r"[a-z]{0,10}", p) and not looks_placeholder(p) and "[" not in p and "$" not in p
+            for p in parts
+        )
+    if name == "auth_header":
+        return not _is_identifier(value) and "://" not in value
+    if name == "high_entropy":
+        before = match.string[max(0, match.start() - 24) : match.start()]
+        chunk_start = max(match.string.rfind(" ", 0, match.start()), match.string.rfind("\n", 0, match.start()))
+        in_url = "://" in match.string[chunk_start + 1 : match.start()]
+        hashed = _LOCKFILE_HASH.search(before) or re.match(r"sha\d{1,3}-", value)
+        return not in_url and not hashed and _random_looking(value)
     return True
 
 
@@ -105,14 +281,17 @@ class PrivacySanitizer:
 
     @staticmethod
     def _mask(match: re.Match[str], pattern: Pattern, counts: dict[str, int]) -> str:
-        value = match.group(pattern.group)
-        if value is None or not _is_secret(pattern, value):
+        group = pattern.group
+        if pattern.name == "secret_assignment" and group == 0:  # the value is whichever quoting matched
+            group = next(i for i in range(2, 6) if match.group(i) is not None)
+        value = match.group(group)
+        if value is None or not _is_secret(pattern, value, match):
             return match.group(0)
         counts[pattern.name] = counts.get(pattern.name, 0) + 1
         placeholder = f"[REDACTED:{pattern.name}]"
-        if pattern.group == 0:
+        if group == 0:
             return placeholder
-        start, end = match.span(pattern.group)
+        start, end = match.span(group)
         whole_start = match.start(0)
         full = match.group(0)
         return full[: start - whole_start] + placeholder + full[end - whole_start :]
