@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,6 +23,9 @@ EXAMPLES = """examples:
   memx recall "make the tests run faster" --json
   memx conflicts --all
   memx forget b_0123456789abcdef
+  memx reflect ~/.claude/projects/*/SESSION.jsonl --dry-run
+  memx install claude-code --dry-run
+  echo "token=ghp_..." | memx sanitize
   memx --home /tmp/memx-demo stats
 """
 
@@ -71,6 +75,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("conflicts", parents=[common], help="list contradicting bullets")
     p.add_argument("--all", action="store_true", help="also overlaps without contradiction evidence")
 
+    p = sub.add_parser("reflect", parents=[common], help="distill bullets from session transcripts")
+    p.add_argument("files", nargs="+", type=Path, help="Claude Code JSONL, a JSON message list, or a text transcript")
+    p.add_argument("--mode", choices=["rules", "hybrid", "llm"], help="default: MEMX_REFLECTOR_MODE (hybrid)")
+    p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
+
+    sub.add_parser("sanitize", help="mask secrets and personal data: stdin to stdout")
+
+    p = sub.add_parser("hook", parents=[_common(json_flag=False, scope=False)], help="run as a client hook")
+    p.add_argument("client", choices=["claude-code"])
+
+    for name, text in (("install", "add memx's hooks to a client"), ("uninstall", "remove memx's hooks")):
+        p = sub.add_parser(name, parents=[_common(scope=False)], help=text)
+        p.add_argument("client", choices=["claude-code"])
+        p.add_argument("--scope", dest="install_scope", choices=["user", "project"], default="user")
+        p.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
+        p.add_argument("--settings", type=Path, help="the settings file (default: the client's own)")
+
     sub.add_parser("stats", parents=[_common(scope=False)], help="what the store holds")
     sub.add_parser("reindex", parents=[_common(scope=False)], help="re-embed every bullet with the configured model")
     return parser
@@ -117,6 +138,22 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
     elif args.command == "conflicts":
         views = memory.list_conflicts(args.scope, include_overlaps=args.all)
         _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+    elif args.command == "reflect":
+        from .reflect import read_transcript, reflect
+        from .schemas import ReflectOut
+
+        outs = []
+        for path in args.files:
+            result = reflect(
+                memory, read_transcript(path), path=path, mode=args.mode, dry_run=args.dry_run, scope=args.scope,
+                progress=_progress,
+            )
+            outs.append(ReflectOut.of(result))
+        if args.json:
+            sys.stdout.write(json.dumps([o.model_dump(mode="json") for o in outs], indent=2, ensure_ascii=False) + "\n")
+        else:
+            for path, out in zip(args.files, outs, strict=True):
+                sys.stdout.write(f"{path}\n{render.reflect_text(out)}\n")
     elif args.command == "stats":
         _emit(args, StatsOut.of(memory.stats()), render.stats_text)
     elif args.command == "reindex":
@@ -129,16 +166,53 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
     return 0
 
 
+def _sanitize() -> int:
+    from .reflector.sanitizer import PrivacySanitizer
+
+    sanitizer = PrivacySanitizer()
+    for line in sys.stdin:
+        sys.stdout.write(sanitizer.mask(line))
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    from .clients import claude_settings_path, configure_claude_code
+
+    path = args.settings or claude_settings_path(args.install_scope)
+    result = configure_claude_code(path, install=args.command == "install", dry_run=args.dry_run)
+    if args.json:
+        sys.stdout.write(json.dumps({"path": str(result.path), "changed": result.changed, "dry_run": args.dry_run,
+                                     "diff": result.diff, "backup": str(result.backup) if result.backup else None}) + "\n")
+    elif not result.changed:
+        sys.stdout.write(f"{result.path}: already up to date, nothing changed.\n")
+    else:
+        sys.stdout.write(result.diff)
+        verb = "Would change" if args.dry_run else "Changed"
+        backup = f" (backup: {result.backup})" if result.backup else ""
+        sys.stdout.write(f"{verb} {result.path}{backup}.\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from .compose import configure_logging, open_memory, private_files
 
+    if args.command == "sanitize":
+        return _sanitize()
     try:
         settings = load_settings(home=args.home)
+        if args.command == "hook":
+            from .hooks import claude_code
+
+            private_files()
+            return claude_code.run(settings)
+        if args.command in ("install", "uninstall"):
+            return _install(args)
         configure_logging(settings)
         private_files()
         needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
+        needs_model = needs_model or (args.command == "reflect" and not args.dry_run)
         memory = open_memory(
             settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model
         )

@@ -42,11 +42,12 @@ class Settings:
         default="", metadata={"doc": "folder with model.onnx and tokenizer files; empty: the shipped model"}
     )
     embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
-    reflector_mode: str = field(
-        default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm (Reflector not built yet)"}
+    reflector_mode: str = field(default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm"})
+    hook_reflector_mode: str = field(
+        default="rules", metadata={"doc": "Reflector mode of the Claude Code session-end hook (fast by default)"}
     )
     llm_model: str = field(
-        default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector (not built yet)"}
+        default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"}
     )
     llm_base_url: str = field(
         default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"}
@@ -87,7 +88,7 @@ class Settings:
     log_level: str = field(default="WARNING", metadata={"doc": "stderr log level"})
 
     def __post_init__(self) -> None:
-        if self.reflector_mode not in REFLECTOR_MODES:
+        if self.reflector_mode not in REFLECTOR_MODES or self.hook_reflector_mode not in REFLECTOR_MODES:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
         if self.merge_strategy not in MERGE_STRATEGIES:
             raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .schemas import ConflictsOut, ForgetOut, RecallOut, RememberOut, StatsOut
+from .schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut, StatsOut
 
 
 def _clip(text: str, width: int) -> str:
@@ -89,4 +89,24 @@ def stats_text(s: StatsOut) -> str:
         f"data folder: {s.home} ({s.store_bytes / 1_048_576:.1f} MiB)",
     ]
     lines += _counts("by scope", s.by_scope) + _counts("by section", s.by_section) + _counts("by type", s.by_type)
+    return "\n".join(lines)
+
+
+def reflect_text(r: ReflectOut, width: int = 110) -> str:
+    what = "would keep" if r.dry_run else "kept"
+    lines = [
+        f"{r.mode} mode: {r.steps} steps (from step {r.start_step}), {r.candidates} candidate(s), {what} "
+        f"{len(r.bullets)}, dropped {len(r.dropped)}" + ("" if r.dry_run else f"; {r.added} added, {r.merged} merged")
+        + f" → {r.scope}"
+    ]
+    if r.llm_calls:
+        lines.append(f"LLM: {r.llm_calls} call(s), {r.llm_input_tokens} in / {r.llm_output_tokens} out tokens, "
+                     f"{r.fallbacks} fallback(s) to rules")
+    for b in r.bullets:
+        tail = f" [{b.action} {b.id}]" if b.action else ""
+        lines.append(f"+ {b.section}/{b.knowledge_type} {b.score:.0f} {b.rule} step {b.step}{tail}")
+        lines.append(f"  {_clip(b.content, width)}")
+    for d in r.dropped:
+        lines.append(f"- dropped {d.rule} step {d.step}: {d.reason}")
+    lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)

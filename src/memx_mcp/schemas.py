@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from .models import Bullet, ConflictView, ForgetResult, RecallResult, RememberResult, Stats
+from .reflect import ReflectResult
 
 
 class BulletOut(BaseModel):
@@ -205,3 +206,86 @@ class StatsOut(BaseModel):
     @classmethod
     def of(cls, s: Stats) -> StatsOut:
         return cls(**s.__dict__)
+
+
+class ReflectedBullet(BaseModel):
+    content: str
+    section: str
+    knowledge_type: str
+    score: float
+    confidence: float
+    source: str
+    rule: str
+    step: int
+    turn: int
+    action: str | None = Field(default=None, description="inserted, merged or inserted_with_conflict (not in dry runs)")
+    id: str | None = None
+
+
+class DroppedOut(BaseModel):
+    rule: str
+    step: int
+    text: str
+    reason: str
+
+
+class ReflectOut(BaseModel):
+    key: str
+    scope: str
+    mode: str
+    dry_run: bool
+    start_step: int
+    steps: int
+    events: int
+    candidates: int
+    bullets: list[ReflectedBullet]
+    dropped: list[DroppedOut]
+    added: int
+    merged: int
+    llm_calls: int
+    llm_input_tokens: int
+    llm_output_tokens: int
+    fallbacks: int
+    notes: list[str]
+
+    @classmethod
+    def of(cls, r: ReflectResult) -> ReflectOut:
+        rep = r.report
+        stored = r.stored
+        bullets = []
+        for i, d in enumerate(rep.bullets):
+            outcome = stored[i] if i < len(stored) else None
+            bullets.append(
+                ReflectedBullet(
+                    content=d.content,
+                    section=d.section.value,
+                    knowledge_type=d.knowledge_type.value,
+                    score=d.score,
+                    confidence=d.confidence,
+                    source=d.source,
+                    rule=d.rule,
+                    step=d.step,
+                    turn=d.turn,
+                    action=outcome.action if outcome else None,
+                    id=outcome.bullet.id if outcome else None,
+                )
+            )
+        return cls(
+            key=r.key,
+            scope=r.scope,
+            mode=rep.mode,
+            dry_run=r.dry_run,
+            start_step=r.start_step,
+            steps=rep.steps,
+            events=rep.events,
+            candidates=rep.candidates,
+            bullets=bullets,
+            dropped=[DroppedOut(rule=x.rule, step=x.step, text=x.text, reason=x.reason) for x in rep.dropped],
+            added=sum(1 for s in stored if s.action != "merged"),
+            merged=sum(1 for s in stored if s.action == "merged"),
+            llm_calls=rep.llm_calls,
+            llm_input_tokens=rep.llm_input_tokens,
+            llm_output_tokens=rep.llm_output_tokens,
+            fallbacks=rep.fallbacks,
+            notes=list(rep.notes),
+        )

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+import anyio.from_thread
+import anyio.lowlevel
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
@@ -23,7 +25,7 @@ from pydantic import BaseModel, Field
 from . import __version__, render
 from .config import Settings, load_settings
 from .errors import MemxError
-from .schemas import ConflictsOut, ForgetOut, RecallOut, RememberOut
+from .schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -208,6 +210,42 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         def act(m: Memory) -> CallToolResult:
             done = m.forget(ids, purge=purge) if ids else m.forget_matching(query or "", scope=scope, confirm=confirm)
             return _result(ForgetOut.of(done), render.forget_text)
+
+        return await _run(handle, act)
+
+    @server.tool(
+        name="reflect",
+        title="Learn from a session transcript",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+    async def reflect(
+        ctx: Context[Any, Any],
+        transcript: Annotated[str | None, Field(max_length=5_000_000, description="the transcript text")] = None,
+        path: Annotated[
+            str | None, Field(max_length=4096, description="a transcript file under your home or temp folder")
+        ] = None,
+        mode: Annotated[str | None, Field(pattern="^(rules|hybrid|llm)$", description="default hybrid")] = None,
+        dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
+        scope: Scope = None,
+    ) -> Annotated[CallToolResult, ReflectOut]:
+        """Distill the knowledge worth keeping from a coding-session transcript (Claude Code JSONL, a JSON
+        message list, or text): errors and their fixes, config changes, new tools, repeated commands.
+        Secrets are masked first. Reflecting the same session again only adds what is new."""
+        if bool(transcript) == bool(path):
+            raise ToolError("give either transcript text or a path")
+        loop_token = anyio.lowlevel.current_token()
+
+        def report(done: int, total: int) -> None:
+            anyio.from_thread.run(ctx.report_progress, done, total, None, token=loop_token)
+
+        def act(m: Memory) -> CallToolResult:
+            from .reflect import allowed_path, read_transcript
+            from .reflect import reflect as run_reflect
+
+            file = allowed_path(path, m.cwd) if path else None
+            text = read_transcript(file) if file else transcript or ""
+            done = run_reflect(m, text, path=file, mode=mode, dry_run=dry_run, scope=scope, progress=report)
+            return _result(ReflectOut.of(done), render.reflect_text)
 
         return await _run(handle, act)
 

@@ -324,6 +324,33 @@ class LanceStore:
             except Exception as exc:
                 log.warning("could not drop the old table %s: %s", old, exc)
 
+    # -- reflection progress --------------------------------------------------------------------------
+
+    def reflected_upto(self, key: str) -> int:
+        """How many steps of transcript ``key`` were already reflected (0 for a new one)."""
+        state = self._reflected()
+        entry = state.get(key)
+        return int(entry.get("steps", 0)) if isinstance(entry, dict) else 0
+
+    def mark_reflected(self, key: str, steps: int) -> None:
+        with self.write_lock():
+            state = self._reflected()
+            state[key] = {"steps": steps, "at": datetime.now().astimezone().isoformat()}
+            path = self.root / "reflected.json"
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
+            os.chmod(tmp, 0o600)
+            tmp.replace(path)
+
+    def _reflected(self) -> dict[str, Any]:
+        path = self.root / "reflected.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        except (OSError, ValueError):
+            log.warning("reflected.json unreadable: starting over (the Curator still merges duplicates)")
+            data = {}
+        return data if isinstance(data, dict) else {}
+
     # -- conflicts ------------------------------------------------------------------------------------
 
     def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:

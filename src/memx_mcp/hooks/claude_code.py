@@ -1,0 +1,68 @@
+"""``memx hook claude-code``: Claude Code runs it on ``SessionEnd`` and ``PreCompact`` with the hook JSON on
+stdin; it reflects the turns of the transcript not reflected before, into the scope of the session's
+working directory. It always exits 0 and logs to ``MEMX_HOME/logs/hook.log``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from typing import IO, Any
+
+from ..config import Settings
+
+HANDLED = ("SessionEnd", "PreCompact")
+MAX_STDIN = 1_000_000
+
+
+def _logger(settings: Settings) -> logging.Logger:
+    log = logging.getLogger("memx_mcp.hook")
+    if not log.handlers:
+        folder = settings.home / "logs"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handler = RotatingFileHandler(folder / "hook.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+    return log
+
+
+def run(settings: Settings, stdin: IO[str] | None = None) -> int:
+    """Handle one hook call. Whatever happens, return 0."""
+    log = _logger(settings)
+    started = time.monotonic()
+    try:
+        payload: Any = json.loads((stdin or sys.stdin).read(MAX_STDIN) or "{}")
+        if not isinstance(payload, dict):
+            raise ValueError("hook input is not a JSON object")
+        event = str(payload.get("hook_event_name", ""))
+        if event not in HANDLED:
+            log.info("ignored event %r", event)
+            return 0
+        path = Path(str(payload.get("transcript_path", ""))).expanduser()
+        session = str(payload.get("session_id", ""))
+        cwd = str(payload.get("cwd", ""))
+        from ..compose import open_memory
+        from ..reflect import read_transcript, reflect
+
+        memory = open_memory(settings, cwd=Path(cwd) if cwd and Path(cwd).is_dir() else None)
+        result = reflect(
+            memory,
+            read_transcript(path),
+            path=path,
+            mode=settings.hook_reflector_mode,
+            session_key=f"session:{session}" if session else None,
+        )
+        added = sum(1 for s in result.stored if s.action != "merged")
+        log.info(
+            "%s session=%s steps %d→%d candidates=%d added=%d merged=%d dropped=%d scope=%s in %.2fs",
+            event, session[:12], result.start_step, result.report.steps, result.report.candidates, added,
+            len(result.stored) - added, len(result.report.dropped), result.scope, time.monotonic() - started,
+        )
+    except Exception as exc:  # fail open: the client must never see an error from memx
+        log.warning("hook failed open: %s: %s", type(exc).__name__, exc)
+    return 0
