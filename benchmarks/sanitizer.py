@@ -2,9 +2,10 @@
 
 Positives: gitleaks `tp` rows and detect-secrets rows labelled True. A positive counts as masked when its
 secret no longer appears in the output: the `expected_secret` span where the corpus gives one, the whole
-text for bare values, the span gitleaks' own rule regex extracts (gitleaks.toml) for its literal rows, else the longest secret-looking token of the line (8+ characters of key material
-with a digit, or 20+ characters); a line with no such token must at least change. Negatives: `negatives/` rows and gitleaks `fp` rows, which must come out
-byte-identical.
+text for bare values, the span gitleaks' own rule regex extracts (gitleaks.toml) for its literal rows,
+else the longest secret-looking token of the line (8+ characters of key material with a digit, or 20+
+characters); a line with no such token must at least change. Negatives: `negatives/` rows and gitleaks
+`fp` rows, which must come out byte-identical.
 
     python benchmarks/sanitizer.py [--show-misses N]
 """
@@ -49,7 +50,10 @@ def gitleaks_rules() -> dict[str, re.Pattern[str]]:
             compiled[rule["id"]] = (re.compile(pattern), int(rule.get("secretGroup", 0)))
         except re.error:
             try:
-                compiled[rule["id"]] = (re.compile("(?i)" + pattern.replace("(?i)", "")), int(rule.get("secretGroup", 0)))
+                compiled[rule["id"]] = (
+                    re.compile("(?i)" + pattern.replace("(?i)", "")),
+                    int(rule.get("secretGroup", 0)),
+                )
             except re.error:
                 continue
     return compiled
@@ -81,8 +85,13 @@ def main() -> None:
     parser.add_argument("--show-misses", type=int, default=0)
     args = parser.parse_args()
     s = PrivacySanitizer()
-    results: dict[str, list[bool]] = {"gitleaks tp": [], "detect-secrets True": [], "negatives": [],
-                                      "gitleaks fp": [], "detect-secrets False": []}
+    results: dict[str, list[bool]] = {
+        "gitleaks tp": [],
+        "detect-secrets True": [],
+        "negatives": [],
+        "gitleaks fp": [],
+        "detect-secrets False": [],
+    }
     misses: dict[str, list[str]] = {k: [] for k in results}
 
     def record(group: str, ok: bool, text: str) -> None:
@@ -101,8 +110,11 @@ def main() -> None:
     for r in rows(DATA / "detect_secrets" / "plugin_cases.jsonl"):
         out = s.mask(r["line"])
         if r["label"]:
-            record("detect-secrets True", masked(r["line"], out, r.get("expected_secret")),
-                   f"{r['plugin']}: {r['line'][:160]!r}")
+            record(
+                "detect-secrets True",
+                masked(r["line"], out, r.get("expected_secret")),
+                f"{r['plugin']}: {r['line'][:160]!r}",
+            )
         else:
             record("detect-secrets False", out == r["line"], f"{r['plugin']}: {r['line'][:160]!r} -> {out[:160]!r}")
     for r in rows(DATA / "negatives" / "negatives.jsonl"):
@@ -110,10 +122,14 @@ def main() -> None:
         record("negatives", out == r["text"], f"{r['text'][:160]!r} -> {out[:160]!r}")
 
     positives = results["gitleaks tp"] + results["detect-secrets True"]
-    print(f"positives masked: {sum(positives)}/{len(positives)} = {sum(positives) / len(positives):.3f} (target ≥ 0.95)")
+    print(
+        f"positives masked: {sum(positives)}/{len(positives)} = {sum(positives) / len(positives):.3f} (target ≥ 0.95)"
+    )
     for group, values in results.items():
-        print(f"  {group:22} {sum(values):4}/{len(values):4} = {sum(values) / max(1, len(values)):.3f}"
-              f"  ({'masked' if group in ('gitleaks tp', 'detect-secrets True') else 'left byte-identical'})")
+        print(
+            f"  {group:22} {sum(values):4}/{len(values):4} = {sum(values) / max(1, len(values)):.3f}"
+            f"  ({'masked' if group in ('gitleaks tp', 'detect-secrets True') else 'left byte-identical'})"
+        )
     print("targets: negatives ≥ 0.99 identical, gitleaks fp ≥ 0.90 identical")
     if args.show_misses:
         for group, items in misses.items():

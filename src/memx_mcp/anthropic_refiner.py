@@ -21,9 +21,7 @@ class AnthropicRefiner:
     def __init__(self, api_key: str, model: str, base_url: str = "", timeout: float = 20.0) -> None:
         import anthropic
 
-        self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0
-        )
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0)
         self.model = model
         self.calls = 0
         self.failures = 0

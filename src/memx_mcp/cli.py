@@ -144,11 +144,16 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
 
         outs = []
         for path in args.files:
-            result = reflect(
-                memory, read_transcript(path), path=path, mode=args.mode, dry_run=args.dry_run, scope=args.scope,
+            reflected = reflect(
+                memory,
+                read_transcript(path),
+                path=path,
+                mode=args.mode,
+                dry_run=args.dry_run,
+                scope=args.scope,
                 progress=_progress,
             )
-            outs.append(ReflectOut.of(result))
+            outs.append(ReflectOut.of(reflected))
         if args.json:
             sys.stdout.write(json.dumps([o.model_dump(mode="json") for o in outs], indent=2, ensure_ascii=False) + "\n")
         else:
@@ -181,8 +186,18 @@ def _install(args: argparse.Namespace) -> int:
     path = args.settings or claude_settings_path(args.install_scope)
     result = configure_claude_code(path, install=args.command == "install", dry_run=args.dry_run)
     if args.json:
-        sys.stdout.write(json.dumps({"path": str(result.path), "changed": result.changed, "dry_run": args.dry_run,
-                                     "diff": result.diff, "backup": str(result.backup) if result.backup else None}) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "path": str(result.path),
+                    "changed": result.changed,
+                    "dry_run": args.dry_run,
+                    "diff": result.diff,
+                    "backup": str(result.backup) if result.backup else None,
+                }
+            )
+            + "\n"
+        )
     elif not result.changed:
         sys.stdout.write(f"{result.path}: already up to date, nothing changed.\n")
     else:

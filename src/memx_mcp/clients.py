@@ -58,10 +58,10 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _with_hooks(settings: dict[str, Any], command: str, install: bool) -> dict[str, Any]:
-    updated = json.loads(json.dumps(settings))
+    updated: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = updated.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise InvalidInputError("the settings' \"hooks\" entry is not an object; nothing was changed")
+        raise InvalidInputError('the settings\' "hooks" entry is not an object; nothing was changed')
     for event in HOOK_EVENTS:
         groups = [g for g in hooks.get(event, []) if isinstance(g, dict)]
         kept = []
@@ -84,7 +84,9 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def configure_claude_code(path: Path, *, install: bool = True, dry_run: bool = False, command: str | None = None) -> InstallResult:
+def configure_claude_code(
+    path: Path, *, install: bool = True, dry_run: bool = False, command: str | None = None
+) -> InstallResult:
     before = _load(path)
     after = _with_hooks(before, command or hook_command(), install)
     old_text = _dump(before) if path.exists() else ""

@@ -46,9 +46,7 @@ class Settings:
     hook_reflector_mode: str = field(
         default="rules", metadata={"doc": "Reflector mode of the Claude Code session-end hook (fast by default)"}
     )
-    llm_model: str = field(
-        default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"}
-    )
+    llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"})
     llm_base_url: str = field(
         default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"}
     )
@@ -158,5 +156,22 @@ def reference_markdown() -> str:
     return "\n".join(lines)
 
 
+def update_readme(path: Path) -> bool:
+    """Rewrite the table between the README's config markers; True when it changed."""
+    text = path.read_text(encoding="utf-8")
+    start, end = "<!-- config:start -->\n", "\n<!-- config:end -->"
+    head, _, rest = text.partition(start)
+    _, _, tail = rest.partition(end)
+    updated = f"{head}{start}{reference_markdown()}{end}{tail}"
+    if updated != text:
+        path.write_text(updated, encoding="utf-8")
+    return updated != text
+
+
 if __name__ == "__main__":
-    print(reference_markdown())
+    import sys
+
+    if sys.argv[1:2] == ["--update"]:
+        print("README updated" if update_readme(Path(sys.argv[2])) else "README already current")
+    else:
+        print(reference_markdown())

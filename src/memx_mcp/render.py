@@ -96,12 +96,15 @@ def reflect_text(r: ReflectOut, width: int = 110) -> str:
     what = "would keep" if r.dry_run else "kept"
     lines = [
         f"{r.mode} mode: {r.steps} steps (from step {r.start_step}), {r.candidates} candidate(s), {what} "
-        f"{len(r.bullets)}, dropped {len(r.dropped)}" + ("" if r.dry_run else f"; {r.added} added, {r.merged} merged")
+        f"{len(r.bullets)}, dropped {len(r.dropped)}"
+        + ("" if r.dry_run else f"; {r.added} added, {r.merged} merged")
         + f" → {r.scope}"
     ]
     if r.llm_calls:
-        lines.append(f"LLM: {r.llm_calls} call(s), {r.llm_input_tokens} in / {r.llm_output_tokens} out tokens, "
-                     f"{r.fallbacks} fallback(s) to rules")
+        lines.append(
+            f"LLM: {r.llm_calls} call(s), {r.llm_input_tokens} in / {r.llm_output_tokens} out tokens, "
+            f"{r.fallbacks} fallback(s) to rules"
+        )
     for b in r.bullets:
         tail = f" [{b.action} {b.id}]" if b.action else ""
         lines.append(f"+ {b.section}/{b.knowledge_type} {b.score:.0f} {b.rule} step {b.step}{tail}")

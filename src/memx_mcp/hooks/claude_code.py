@@ -60,8 +60,16 @@ def run(settings: Settings, stdin: IO[str] | None = None) -> int:
         added = sum(1 for s in result.stored if s.action != "merged")
         log.info(
             "%s session=%s steps %d→%d candidates=%d added=%d merged=%d dropped=%d scope=%s in %.2fs",
-            event, session[:12], result.start_step, result.report.steps, result.report.candidates, added,
-            len(result.stored) - added, len(result.report.dropped), result.scope, time.monotonic() - started,
+            event,
+            session[:12],
+            result.start_step,
+            result.report.steps,
+            result.report.candidates,
+            added,
+            len(result.stored) - added,
+            len(result.report.dropped),
+            result.scope,
+            time.monotonic() - started,
         )
     except Exception as exc:  # fail open: the client must never see an error from memx
         log.warning("hook failed open: %s: %s", type(exc).__name__, exc)

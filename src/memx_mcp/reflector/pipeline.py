@@ -106,7 +106,9 @@ class Reflector:
 
         return self.sanitizer.mask(fallback or _context(t.steps, step - EVENT_RADIUS, step + EVENT_RADIUS))
 
-    def _review(self, t: Transcript, step: int, group: list[Candidate], report: ReflectReport) -> dict[int, Verdict] | None:
+    def _review(
+        self, t: Transcript, step: int, group: list[Candidate], report: ReflectReport
+    ) -> dict[int, Verdict] | None:
         assert self.refiner is not None
         texts = [self.sanitizer.mask(distill(c)) for c in group]
         verdicts = self.refiner.review(self._excerpt(t, step, group[0].context), texts)
@@ -141,13 +143,27 @@ class Reflector:
     def _accept_llm(self, v: Verdict, step: int, turn: int, report: ReflectReport) -> None:
         content = self.sanitizer.mask(" ".join(v.bullet.split()))[:400]
         if v.score < self.min_score:
-            report.dropped.append(Dropped("llm", step, content, f"score {v.score:.0f} < min_score {self.min_score:.0f}"))
+            report.dropped.append(
+                Dropped("llm", step, content, f"score {v.score:.0f} < min_score {self.min_score:.0f}")
+            )
             return
         cls = classify(content)
         meta = extract_metadata(content)
         report.bullets.append(
-            Distilled(content, v.section or cls.section, v.knowledge_type or cls.knowledge_type, round(v.score, 1),
-                      0.7, "llm", "llm", step, turn, meta.tools, meta.entities, meta.tags)
+            Distilled(
+                content,
+                v.section or cls.section,
+                v.knowledge_type or cls.knowledge_type,
+                round(v.score, 1),
+                0.7,
+                "llm",
+                "llm",
+                step,
+                turn,
+                meta.tools,
+                meta.entities,
+                meta.tags,
+            )
         )
 
     # -- scoring and keeping --------------------------------------------------------------------------
@@ -170,13 +186,27 @@ class Reflector:
                 score, source = round((rule_score + verdict.score) / 2, 1), "hybrid"
                 section, ktype = verdict.section or section, verdict.knowledge_type or ktype
             if score < self.min_score:
-                report.dropped.append(Dropped(c.rule, c.step, content, f"score {score:.0f} < min_score {self.min_score:.0f}"))
+                report.dropped.append(
+                    Dropped(c.rule, c.step, content, f"score {score:.0f} < min_score {self.min_score:.0f}")
+                )
                 return
             cls = classify(content)
             meta = extract_metadata(content)
             report.bullets.append(
-                Distilled(content, section or cls.section, ktype or cls.knowledge_type, score, c.confidence, source,
-                          c.rule, c.step, c.turn, meta.tools, meta.entities, meta.tags)
+                Distilled(
+                    content,
+                    section or cls.section,
+                    ktype or cls.knowledge_type,
+                    score,
+                    c.confidence,
+                    source,
+                    c.rule,
+                    c.step,
+                    c.turn,
+                    meta.tools,
+                    meta.entities,
+                    meta.tags,
+                )
             )
         except Exception as exc:  # never store what could not be processed (and sanitized)
             log.warning("candidate dropped: %s", type(exc).__name__)

@@ -36,14 +36,16 @@ _CONFIG = re.compile(
     re.I,
 )
 _NEW_TOOL = re.compile(
-    r"\bfirst time (?:using|with|trying)\s+`?(?P<a>[\w.@/-]{2,40})`?|\b(?:switched|migrated|moved) (?:from [\w.-]+ )?to\s+"
-    r"`?(?P<b>[\w.@/-]{2,40})`?|\bstarted using\s+`?(?P<c>[\w.@/-]{2,40})`?|"
+    r"\bfirst time (?:using|with|trying)\s+`?(?P<a>[\w.@/-]{2,40})`?|"
+    r"\b(?:switched|migrated|moved) (?:from [\w.-]+ )?to\s+`?(?P<b>[\w.@/-]{2,40})`?|"
+    r"\bstarted using\s+`?(?P<c>[\w.@/-]{2,40})`?|"
     r"(?:第一次|首次)(?:用|使用)\s*`?(?P<d>[\w.@/-]{2,40})`?|换成了?\s*`?(?P<e>[\w.@/-]{2,40})`?|"
     r"初めて\s*`?(?P<f>[\w.@/-]{2,40})`?\s*を?使|`?(?P<g>[\w.@/-]{2,40})`?\s*に乗り換え",
     re.I,
 )
 _REPEAT = re.compile(
-    r"\bevery time (?:I|we)\b|\beach time (?:I|we)\b|\bI keep having to\b|\bover and over\b|\bby hand (?:on|after|before) every\b|"
+    r"\bevery time (?:I|we)\b|\beach time (?:I|we)\b|\bI keep having to\b|\bover and over\b|"
+    r"\bby hand (?:on|after|before) every\b|"
     r"\bon every (?:deploy|build|release|run|commit)\b|每次都要|每次都得|每次.{1,20}都(?:要|得)|毎回",
     re.I,
 )
@@ -71,8 +73,11 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
     found: list[Candidate] = []
 
     def add(rule: str, step: Step, key: str, facts: dict[str, str], confidence: float | None = None) -> None:
-        found.append(Candidate(rule, confidence or CONFIDENCE[rule], step.index, step.turn, f"{rule}:{key}", facts,
-                               step.text[:3000]))
+        found.append(
+            Candidate(
+                rule, confidence or CONFIDENCE[rule], step.index, step.turn, f"{rule}:{key}", facts, step.text[:3000]
+            )
+        )
 
     for n, step in enumerate(steps):
         text = step.text
@@ -97,8 +102,12 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
             key = g["key"] or g["zkey"] or g["jkey"]
             old, new = g["old"] or g["zold"] or g["jold"], g["new"] or g["znew"] or g["jnew"]
             if old != new:
-                add("ConfigChangeRule", step, key, {"sentence": _first(_CONFIG, text), "key": key, "old": old,
-                                                     "new": new})
+                add(
+                    "ConfigChangeRule",
+                    step,
+                    key,
+                    {"sentence": _first(_CONFIG, text), "key": key, "old": old, "new": new},
+                )
                 continue
         tool = _NEW_TOOL.search(text)
         if tool:

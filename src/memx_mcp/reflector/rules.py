@@ -19,9 +19,9 @@ from .commands import (
     INSTALL,
     clean_command,
     command_key,
-    first_segment,
     error_signature,
     explanation,
+    first_segment,
     is_routine,
     program,
 )
@@ -153,8 +153,15 @@ def error_episodes(t: Transcript) -> list[Candidate]:
             "outcome": "succeeded" if not resolution.is_error else "got past this error",
         }
         found.append(
-            Candidate(rule, CONFIDENCE[rule], i, fail.turn, f"{rule}:{key}:{signature}", facts,
-                      _context(steps, i - 1, resolution.index))
+            Candidate(
+                rule,
+                CONFIDENCE[rule],
+                i,
+                fail.turn,
+                f"{rule}:{key}:{signature}",
+                facts,
+                _context(steps, i - 1, resolution.index),
+            )
         )
     return found
 
@@ -191,13 +198,31 @@ def config_changes(t: Transcript) -> list[Candidate]:
                 "why": why,
             }
             key = f"ConfigChangeRule:{name}:{sorted(changed or added)}"
-            found.append(Candidate("ConfigChangeRule", CONFIDENCE["ConfigChangeRule"], s.index, s.turn, key, facts,
-                                   _context(t.steps, s.index - 3, s.index)))
+            found.append(
+                Candidate(
+                    "ConfigChangeRule",
+                    CONFIDENCE["ConfigChangeRule"],
+                    s.index,
+                    s.turn,
+                    key,
+                    facts,
+                    _context(t.steps, s.index - 3, s.index),
+                )
+            )
         elif _is_exec(s):
             for var, value in _EXPORT.findall(s.command):
                 facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": _why_before(t.steps, s.index)}
-                found.append(Candidate("ConfigChangeRule", CONFIDENCE["ConfigChangeRule"], s.index, s.turn,
-                                       f"ConfigChangeRule:export:{var}", facts, _context(t.steps, s.index - 2, s.index)))
+                found.append(
+                    Candidate(
+                        "ConfigChangeRule",
+                        CONFIDENCE["ConfigChangeRule"],
+                        s.index,
+                        s.turn,
+                        f"ConfigChangeRule:export:{var}",
+                        facts,
+                        _context(t.steps, s.index - 2, s.index),
+                    )
+                )
     return found
 
 
@@ -214,8 +239,17 @@ def new_tools(t: Transcript) -> list[Candidate]:
             packages = [w for w in m.group("rest").split() if not w.startswith(("-", ".", "/")) and w != "&&"]
             if packages:
                 facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": _why_before(t.steps, s.index)}
-                found.append(Candidate("NewToolRule", CONFIDENCE["NewToolRule"], s.index, s.turn,
-                                       f"NewToolRule:install:{cmd}", facts, _context(t.steps, s.index - 2, s.index)))
+                found.append(
+                    Candidate(
+                        "NewToolRule",
+                        CONFIDENCE["NewToolRule"],
+                        s.index,
+                        s.turn,
+                        f"NewToolRule:install:{cmd}",
+                        facts,
+                        _context(t.steps, s.index - 2, s.index),
+                    )
+                )
             continue
         prog = program(cmd)
         if prog and prog not in COMMON_CLIS and re.fullmatch(r"[a-z][\w.-]{0,30}", prog):
@@ -228,11 +262,24 @@ def new_tools(t: Transcript) -> list[Candidate]:
             by_key.setdefault(command_key(s.command), first_segment(s.command)[:60])
         variants = list(by_key)
         examples = list(by_key.values())[:4]
-        facts = {"program": prog, "subcommands": ", ".join(variants[:5]), "examples": " | ".join(examples),
-                 "uses": str(len(steps))}
+        facts = {
+            "program": prog,
+            "subcommands": ", ".join(variants[:5]),
+            "examples": " | ".join(examples),
+            "uses": str(len(steps)),
+        }
         first = steps[0]
-        found.append(Candidate("NewToolRule", CONFIDENCE["NewToolRule"], first.index, first.turn,
-                               f"NewToolRule:cli:{prog}", facts, _context(t.steps, first.index - 1, first.index)))
+        found.append(
+            Candidate(
+                "NewToolRule",
+                CONFIDENCE["NewToolRule"],
+                first.index,
+                first.turn,
+                f"NewToolRule:cli:{prog}",
+                facts,
+                _context(t.steps, first.index - 1, first.index),
+            )
+        )
     return found
 
 
@@ -270,8 +317,17 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
         description = next((d for d, _ in descriptions.most_common() if d), "")
         confidence = min(0.8, 0.5 + 0.05 * (len(steps) - 3))
         facts = {"command": cmd, "times": str(len(steps)), "description": description}
-        found.append(Candidate("RepetitiveOpRule", round(confidence, 2), steps[0].index, steps[0].turn,
-                               f"RepetitiveOpRule:{cmd}", facts, _context(t.steps, steps[0].index, steps[0].index)))
+        found.append(
+            Candidate(
+                "RepetitiveOpRule",
+                round(confidence, 2),
+                steps[0].index,
+                steps[0].turn,
+                f"RepetitiveOpRule:{cmd}",
+                facts,
+                _context(t.steps, steps[0].index, steps[0].index),
+            )
+        )
     return found
 
 

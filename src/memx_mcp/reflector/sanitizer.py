@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,11 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         1,
     ),
     _p("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", 1),
-    _p("secret_flag", r"(?i)(?:^|\s)-{1,2}[\w-]*" + _SECRET_WORD + r"[\w-]*(?:[= ]|\s+)[\"']?([^\s\"'-][^\s\"']{5,})", 1),
+    _p(
+        "secret_flag",
+        r"(?i)(?:^|\s)-{1,2}[\w-]*" + _SECRET_WORD + r"[\w-]*(?:[= ]|\s+)[\"']?([^\s\"'-][^\s\"']{5,})",
+        1,
+    ),
     _p(
         "secret_assignment",
         r"(?i)\b([\w.\-]*" + _SECRET_WORD + r"[\w-]*)[\"']?(?:\[\d*\])?[ \t]*(?:" + _OPERATOR + r"|\()[ \t]*@?"
@@ -197,7 +202,11 @@ def _assignment_is_secret(key: str, value: str) -> bool:
         return True
     if last in ("key", "id"):
         core = re.sub(r"[^A-Za-z0-9]", "", value)
-        return len(core) >= (12 if "access" in words else 16) and " " not in value and (_random_looking(value) or re.fullmatch(r"[A-Fa-f0-9-]{16,}", value) is not None)
+        return (
+            len(core) >= (12 if "access" in words else 16)
+            and " " not in value
+            and (_random_looking(value) or re.fullmatch(r"[A-Fa-f0-9-]{16,}", value) is not None)
+        )
     return False
 
 
@@ -223,7 +232,7 @@ def _random_looking(token: str) -> bool:
     if uppers < 2 or lowers < 2 or digits < 2:
         return False
     classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o" for c in core]
-    changes = sum(a != b for a, b in zip(classes, classes[1:], strict=False)) / max(1, len(core) - 1)
+    changes = sum(a != b for a, b in pairwise(classes)) / max(1, len(core) - 1)
     return changes >= 0.3 and _entropy(core) >= 3.5
 
 

@@ -1,0 +1,118 @@
+"""A real HTTP server on loopback that speaks the Anthropic Messages API, for the Reflector's LLM paths.
+
+``behaviour`` picks the answer: "keep" (valid JSON keeping every candidate), "drop" (valid JSON dropping
+all), "extract" (one bullet per event), "malformed" (not JSON), "error" (HTTP 500), "slow" (answers after
+the client's timeout). Every request body is recorded so tests can check what was sent."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class MessagesAPI:
+    def __init__(self, behaviour: str = "keep", delay: float = 3.0) -> None:
+        self.behaviour = behaviour
+        self.delay = delay
+        self.requests: list[dict[str, Any]] = []
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        prompt = body["messages"][0]["content"]
+        if self.behaviour == "error":
+            return 500, {"type": "error", "error": {"type": "api_error", "message": "boom"}}
+        if self.behaviour == "slow":
+            time.sleep(self.delay)
+        if self.behaviour == "malformed":
+            text = "Sure! Here are my thoughts, no JSON today."
+        elif self.behaviour == "extract":
+            text = json.dumps(
+                {
+                    "items": [
+                        {
+                            "index": 0,
+                            "keep": True,
+                            "score": 72,
+                            "bullet": "Loopback rule: run `mix format` before committing.",
+                            "section": "WORKFLOW",
+                            "knowledge_type": "METHOD",
+                        }
+                    ]
+                }
+            )
+        else:
+            count = len(re.findall(r"^\d+\. ", prompt, re.M))
+            keep = self.behaviour == "keep"
+            text = (
+                "```json\n"
+                + json.dumps(
+                    {
+                        "items": [
+                            {
+                                "index": i,
+                                "keep": keep,
+                                "score": 90,
+                                "bullet": f"LLM-refined bullet {i}",
+                                "section": "DEBUGGING",
+                                "knowledge_type": "PITFALL",
+                            }
+                            for i in range(count)
+                        ]
+                    }
+                )
+                + "\n```"
+            )
+        return 200, {
+            "id": "msg_loopback",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "m"),
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": len(prompt) // 4, "output_tokens": len(text) // 4},
+        }
+
+    @contextmanager
+    def running(self) -> Iterator[MessagesAPI]:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                api.requests.append(body)
+                status, payload = api.answer(body)
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._server.shutdown()
+            self._server.server_close()

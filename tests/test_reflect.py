@@ -1,0 +1,167 @@
+"""Reflecting into the store, the Claude Code hook and its installation."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memx_mcp.clients import configure_claude_code
+from memx_mcp.config import Settings
+from memx_mcp.errors import InvalidInputError
+from memx_mcp.hooks import claude_code
+from memx_mcp.memory import Memory
+from memx_mcp.reflect import allowed_path, read_transcript, reflect
+
+from .helpers import env_for, script
+
+DATA = Path(__file__).parents[1] / "benchmarks" / "data" / "transcripts"
+SESSION = DATA / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+
+
+def test_reflecting_the_same_session_twice_adds_nothing_the_second_time(memory: Memory) -> None:
+    first = reflect(memory, read_transcript(SESSION), path=SESSION, mode="rules")
+    assert first.stored and all(s.action != "merged" for s in first.stored)
+    count = memory.stats().active
+    second = reflect(memory, read_transcript(SESSION), path=SESSION, mode="rules")
+    assert second.start_step == first.report.steps and second.stored == []
+    assert memory.stats().active == count
+
+
+def test_a_dry_run_stores_nothing_and_reports_section_type_score_rule_and_step(memory: Memory) -> None:
+    result = reflect(memory, read_transcript(SESSION), path=SESSION, mode="rules", dry_run=True)
+    assert result.report.bullets and memory.stats().total == 0
+    b = result.report.bullets[0]
+    assert b.section and b.knowledge_type and b.score > 0 and b.rule.endswith("Rule") and b.step >= 0
+
+
+def test_without_state_the_curator_still_merges_a_repeat(memory: Memory) -> None:
+    text = read_transcript(SESSION)
+    reflect(memory, text, mode="rules", session_key="a")
+    again = reflect(memory, text, mode="rules", session_key="b")
+    assert again.stored and all(s.action == "merged" for s in again.stored)
+
+
+def test_a_secret_in_a_transcript_never_reaches_the_store(memory: Memory, settings: Settings) -> None:
+    secret = "sk-ant-api03-Q8vN2kLx7Rt5Yw3Zp1Mc9Bd4Fg6Hj0Ks"
+    text = (
+        f"User: the deploy failed with Error: 401 unauthorized\nAssistant: fixed it by exporting "
+        f"ANTHROPIC_API_KEY={secret} in .env, works now."
+    )
+    result = reflect(memory, text, mode="rules")
+    assert result.stored
+    leaked = [p for p in settings.home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert leaked == []
+
+
+@pytest.mark.parametrize("bad", ["/etc/passwd", "/root/../etc/shadow"])
+def test_reflect_paths_outside_allowed_folders_are_refused(bad: str, tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="home, working or temp"):
+        allowed_path(bad, tmp_path)
+
+
+def test_binary_and_missing_transcripts_are_clear_errors(tmp_path: Path) -> None:
+    (tmp_path / "x.bin").write_bytes(b"\x00\x01\x02")
+    with pytest.raises(InvalidInputError, match="binary"):
+        read_transcript(tmp_path / "x.bin")
+    with pytest.raises(InvalidInputError, match="no such file"):
+        read_transcript(tmp_path / "missing.jsonl")
+
+
+def hook_input(tmp_path: Path, **extra: str) -> str:
+    shutil.copy(SESSION, tmp_path / "s.jsonl")
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(tmp_path / "s.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "SessionEnd",
+        "reason": "exit",
+        **extra,
+    }
+    return json.dumps(payload)
+
+
+def test_the_session_end_hook_reflects_only_new_turns_and_logs(settings: Settings, tmp_path: Path) -> None:
+    assert claude_code.run(settings, io.StringIO(hook_input(tmp_path))) == 0
+    assert claude_code.run(settings, io.StringIO(hook_input(tmp_path, hook_event_name="PreCompact"))) == 0
+    log = (settings.home / "logs" / "hook.log").read_text()
+    assert "SessionEnd session=s-1 steps 0→258" in log and "added=" in log
+    assert "PreCompact session=s-1 steps 258→258" in log and "added=0" in log
+
+
+@pytest.mark.parametrize(
+    "stdin", ["", "not json", "[1,2]", '{"hook_event_name": "SessionEnd", "transcript_path": "/nope"}']
+)
+def test_the_hook_fails_open(settings: Settings, stdin: str) -> None:
+    assert claude_code.run(settings, io.StringIO(stdin)) == 0
+
+
+def test_the_hook_command_exits_zero_even_when_the_store_is_unreadable(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "store").write_text("not a folder")
+    done = subprocess.run(
+        [*script("memx"), "hook", "claude-code"],
+        input=hook_input(tmp_path),
+        text=True,
+        capture_output=True,
+        env=env_for(home),
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert "failed open" in (home / "logs" / "hook.log").read_text()
+
+
+def test_install_claude_code_keeps_other_settings_backs_up_and_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    original = {"model": "opus", "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "say bye"}]}]}}
+    path.write_text(json.dumps(original))
+    preview = configure_claude_code(path, dry_run=True, command="memx hook claude-code")
+    assert preview.changed and "+" in preview.diff and json.loads(path.read_text()) == original
+    done = configure_claude_code(path, command="memx hook claude-code")
+    data = json.loads(path.read_text())
+    assert data["model"] == "opus" and done.backup is not None and json.loads(done.backup.read_text()) == original
+    commands = [h["command"] for g in data["hooks"]["SessionEnd"] for h in g["hooks"]]
+    assert commands == ["say bye", "memx hook claude-code"]
+    assert data["hooks"]["PreCompact"][0]["hooks"][0]["command"] == "memx hook claude-code"
+    assert not configure_claude_code(path, command="memx hook claude-code").changed
+    configure_claude_code(path, install=False, command="memx hook claude-code")
+    assert json.loads(path.read_text()) == original
+
+
+def test_install_refuses_broken_settings_without_touching_them(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("{broken")
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        configure_claude_code(path)
+    assert path.read_text() == "{broken"
+
+
+def test_memx_reflect_dry_run_json_and_memx_sanitize(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [*script("memx"), "--home", str(home), "reflect", str(SESSION), "--dry-run", "--json", "--mode", "rules"],
+        capture_output=True,
+        text=True,
+        env=env_for(home),
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    (out,) = json.loads(done.stdout)
+    assert out["dry_run"] and out["bullets"]
+    assert {"section", "knowledge_type", "score", "rule", "step"} <= set(out["bullets"][0])
+    masked = subprocess.run(
+        [*script("memx"), "sanitize"],
+        input="db: password=hunter2hunter2 ok\n",
+        capture_output=True,
+        text=True,
+        env=env_for(home),
+        timeout=60,
+    )
+    assert masked.stdout == "db: password=[REDACTED:secret_assignment] ok\n"
