@@ -35,7 +35,14 @@ class MessagesAPI:
             return 500, {"type": "error", "error": {"type": "api_error", "message": "boom"}}
         if self.behaviour == "slow":
             time.sleep(self.delay)
-        if self.behaviour == "malformed":
+        if prompt.startswith("Two memory bullets") and self.behaviour not in ("malformed",):
+            text = json.dumps(
+                {
+                    "bullet": "LLM merge: run the suite in parallel with `pytest -n auto`, which needs "
+                    "pytest-xdist; `-n 4` pins the worker count."
+                }
+            )
+        elif self.behaviour == "malformed":
             text = "Sure! Here are my thoughts, no JSON today."
         elif self.behaviour == "extract":
             text = json.dumps(

@@ -94,3 +94,26 @@ def test_help_lists_every_command_and_version_answers(tmp_path: Path) -> None:
     for command in ("remember", "recall", "forget", "conflicts", "stats", "reindex"):
         assert command in helptext
     assert memx(tmp_path, "--version").stdout.startswith("memx ")
+
+
+def test_conflicts_resolve_gc_restore_list_export_and_import(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    memx(d, "remember", "A Redis pool of 10 connections is enough")
+    memx(d, "remember", "Redis is only stable with a pool of 50 connections or more")
+    (conflict,) = as_json(memx(d, "conflicts", "--scan", "--json"))["conflicts"]
+    resolved = as_json(memx(d, "conflicts", "resolve", conflict["id"], "--keep", "b", "--json"))
+    assert resolved == {"conflict_id": conflict["id"], "kept": "b", "merged": None}
+    archived = as_json(memx(d, "list", "--archived", "--json"))["bullets"]
+    assert [b["id"] for b in archived] == [conflict["a"]["id"]]
+    assert as_json(memx(d, "gc", "--dry-run", "--json"))["archived"] == []
+    assert [b["id"] for b in as_json(memx(d, "restore", conflict["a"]["id"], "--json"))["bullets"]] == [
+        conflict["a"]["id"]
+    ]
+    export = tmp_path / "all.jsonl"
+    assert memx(d, "export", "-o", str(export)).returncode == 0
+    assert len(export.read_text().splitlines()) == 2
+    fresh = tmp_path / "E"
+    assert as_json(memx(fresh, "import", str(export), "--json"))["restored"] == 2
+    assert as_json(memx(fresh, "import", str(export), "--json"))["skipped_existing"] == 2
+    bad = memx(d, "conflicts", "resolve", "c_nope", "--keep", "a")
+    assert bad.returncode == 1 and "no conflict" in bad.stderr

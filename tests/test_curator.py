@@ -50,6 +50,14 @@ def test_threshold_edges(similarity: float, action: str, conflicts: int) -> None
     assert len(d.conflicts) == conflicts
 
 
+def test_between_merge_and_certain_a_merge_needs_shared_words() -> None:
+    old = bullet("Always pin the Node version in .nvmrc")
+    new = "The Node version in .nvmrc is read by nvm use"
+    close = decide(new, [Neighbour(old, 0.81)], P)
+    assert close.action == "insert" and close.conflicts[0].kind == "overlap"
+    assert decide(new, [Neighbour(old, 0.9)], P).action == "merge"
+
+
 def test_a_potential_conflict_without_evidence_is_an_overlap() -> None:
     d = decide("Lint with ruff before committing", [Neighbour(OLD, 0.6)], P)
     assert d.conflicts[0].kind == "overlap"

@@ -163,3 +163,19 @@ def test_nothing_but_protocol_reaches_stdout(tmp_path: Path) -> None:
     assert [a["id"] for a in answers] == [1, 2, 3]
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in rest.splitlines() if line.strip())
     assert answers[2]["result"]["structuredContent"]["results"][0]["content"].startswith("Use uv pip compile")
+
+
+def test_resolve_conflict_over_stdio(tmp_path: Path) -> None:
+    async def steps(s: ClientSession, init: Any) -> tuple[Any, Any, Any]:
+        await s.call_tool("remember", {"text": "A Redis pool of 10 connections is enough"})
+        await s.call_tool("remember", {"text": "Redis is only stable with a pool of 50 connections or more"})
+        listed = await s.call_tool("list_conflicts", {})
+        cid = listed.structured_content["conflicts"][0]["id"]
+        done = await s.call_tool("resolve_conflict", {"conflict_id": cid, "keep": "merge"})
+        after = await s.call_tool("list_conflicts", {})
+        return listed, done, after
+
+    listed, done, after = run(tmp_path / "home", tmp_path, steps)
+    assert listed.structured_content["conflicts"][0]["kind"] == "contradiction"
+    assert not done.is_error and "10" in done.structured_content["merged"]["content"]
+    assert after.structured_content == {"conflicts": []}

@@ -9,7 +9,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .reflector.llm import SYSTEM, Refiner, Verdict, extract_prompt, parse_answer, review_prompt
+from .reflector.llm import (
+    MERGE_PROMPT,
+    SYSTEM,
+    Refiner,
+    Verdict,
+    extract_prompt,
+    parse_answer,
+    parse_merge,
+    review_prompt,
+)
 
 log = logging.getLogger(__name__)
 
@@ -28,20 +37,22 @@ class AnthropicRefiner:
         self.input_tokens = 0
         self.output_tokens = 0
 
-    def _ask(self, prompt: str) -> list[Verdict] | None:
+    def _text(self, prompt: str) -> str:
         self.calls += 1
+        response: Any = self._client.messages.create(
+            model=self.model,
+            max_tokens=1500,
+            system=SYSTEM,
+            messages=[{"role": "user", "content": prompt}],
+        )
+        usage = getattr(response, "usage", None)
+        self.input_tokens += int(getattr(usage, "input_tokens", 0) or 0)
+        self.output_tokens += int(getattr(usage, "output_tokens", 0) or 0)
+        return "".join(getattr(b, "text", "") for b in response.content)
+
+    def _ask(self, prompt: str) -> list[Verdict] | None:
         try:
-            response: Any = self._client.messages.create(
-                model=self.model,
-                max_tokens=1500,
-                system=SYSTEM,
-                messages=[{"role": "user", "content": prompt}],
-            )
-            usage = getattr(response, "usage", None)
-            self.input_tokens += int(getattr(usage, "input_tokens", 0) or 0)
-            self.output_tokens += int(getattr(usage, "output_tokens", 0) or 0)
-            text = "".join(getattr(b, "text", "") for b in response.content)
-            return parse_answer(text)
+            return parse_answer(self._text(prompt))
         except (ValidationError, ValueError) as exc:
             self.failures += 1
             log.warning("LLM answer rejected (%s): falling back to rules", type(exc).__name__)
@@ -55,6 +66,15 @@ class AnthropicRefiner:
 
     def extract(self, excerpt: str) -> list[Verdict] | None:
         return self._ask(extract_prompt(excerpt))
+
+    def merge(self, kept: str, other: str) -> str | None:
+        """An LLM-written merge of two near-duplicates, or None (the caller merges deterministically)."""
+        try:
+            return parse_merge(self._text(MERGE_PROMPT.format(kept=kept, other=other)))
+        except Exception as exc:
+            self.failures += 1
+            log.warning("LLM merge failed (%s): merging deterministically", type(exc).__name__)
+            return None
 
 
 def make_refiner(model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]:

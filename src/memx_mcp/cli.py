@@ -72,8 +72,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="apply a --query forget (otherwise only list)")
     p.add_argument("--purge", action="store_true", help="erase instead of archive")
 
-    p = sub.add_parser("conflicts", parents=[common], help="list contradicting bullets")
+    p = sub.add_parser("conflicts", parents=[common], help="list, scan for, or resolve contradicting bullets")
+    p.add_argument("action", nargs="?", choices=["resolve"], help="resolve CONFLICT_ID --keep a|b|both|merge")
+    p.add_argument("conflict_id", nargs="?")
+    p.add_argument("--keep", choices=["a", "b", "both", "merge"])
     p.add_argument("--all", action="store_true", help="also overlaps without contradiction evidence")
+    p.add_argument("--scan", action="store_true", help="re-examine the whole visible store first")
+
+    p = sub.add_parser("gc", parents=[_common(scope=False)], help="archive bullets that decayed below 0.02")
+    p.add_argument("--dry-run", action="store_true", help="only say what would move")
+    p.add_argument("--purge", action="store_true", help="also erase archived bullets")
+
+    p = sub.add_parser("restore", parents=[_common(scope=False)], help="bring archived bullets back")
+    p.add_argument("ids", nargs="+")
+
+    p = sub.add_parser("list", parents=[common], help="list bullets (newest first)")
+    p.add_argument("--archived", action="store_true", help="archived bullets instead of active ones")
+    p.add_argument("-n", "--limit", type=int, default=50)
+
+    p = sub.add_parser("export", parents=[_common(json_flag=False, scope=False)], help="write every bullet as JSONL")
+    p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    p.add_argument("--vectors", action="store_true", help="include the embedding vectors")
+
+    p = sub.add_parser("import", parents=[common], help="read bullets from JSONL (any SPEC field)")
+    p.add_argument("file", type=Path)
 
     p = sub.add_parser("reflect", parents=[common], help="distill bullets from session transcripts")
     p.add_argument("files", nargs="+", type=Path, help="Claude Code JSONL, a JSON message list, or a text transcript")
@@ -114,7 +136,7 @@ def _progress(done: int, total: int) -> None:
 
 
 def _run(args: argparse.Namespace, memory: Memory) -> int:
-    from .schemas import ConflictOut, ConflictsOut, ForgetOut, RecallOut, RememberOut, StatsOut
+    from .schemas import ForgetOut, RecallOut, RememberOut, StatsOut
 
     if args.command == "remember":
         _emit(
@@ -136,8 +158,9 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
             raise MemxError("give bullet ids, or --query")
         _emit(args, ForgetOut.of(done), render.forget_text)
     elif args.command == "conflicts":
-        views = memory.list_conflicts(args.scope, include_overlaps=args.all)
-        _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+        _conflicts(args, memory)
+    elif args.command in ("gc", "restore", "list", "export", "import"):
+        _maintain(args, memory)
     elif args.command == "reflect":
         from .reflect import read_transcript, reflect
         from .schemas import ReflectOut
@@ -169,6 +192,80 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
             else f"Re-embedded {count} bullet(s) with {memory.settings.model_name}.\n"
         )
     return 0
+
+
+def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
+    from . import maintenance
+    from .schemas import BulletOut, ConflictOut, ConflictsOut, ResolveOut
+
+    if args.action == "resolve":
+        if not args.conflict_id or not args.keep:
+            raise MemxError("usage: memx conflicts resolve CONFLICT_ID --keep a|b|both|merge")
+        conflict, merged = maintenance.resolve_conflict(memory, args.conflict_id, args.keep)
+        out = ResolveOut(conflict_id=conflict.id, kept=args.keep, merged=BulletOut.of(merged) if merged else None)
+        _emit(args, out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
+        return
+    if args.scan:
+        found = maintenance.scan_conflicts(memory, args.scope)
+        if not args.json:
+            sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
+    views = memory.list_conflicts(args.scope, include_overlaps=args.all)
+    _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+
+
+def _maintain(args: argparse.Namespace, memory: Memory) -> None:
+    from . import maintenance
+    from .schemas import BulletOut, GcOut, ImportOut, ListOut
+    from .store.lance import sql_list
+
+    if args.command == "gc":
+        r = maintenance.gc(memory, dry_run=args.dry_run, purge=args.purge)
+        gc_out = GcOut(dry_run=r.dry_run, archived=r.archived, purged=r.purged, active_left=r.active_left)
+        verb = "Would archive" if r.dry_run else "Archived"
+        _emit(args, gc_out, lambda o: f"{verb} {len(o.archived)}, erased {len(o.purged)}; {o.active_left} active left.")
+    elif args.command == "restore":
+        restored, missing = maintenance.restore(memory, args.ids)
+        restored_out = ListOut(bullets=[BulletOut.of(b) for b in memory.store.get(restored)])
+        _emit(
+            args,
+            restored_out,
+            lambda o: f"Restored {len(restored)}." + (f" Not found: {', '.join(missing)}" if missing else ""),
+        )
+    elif args.command == "list":
+        status = "archived" if args.archived else "active"
+        scopes = memory.resolve_scope(args.scope).visible() if args.scope else None
+        where = f"status = '{status}'" + (f" AND scope IN {sql_list(scopes)}" if scopes else "")
+        bullets = sorted(memory.store.all_bullets(where), key=lambda b: b.created_at, reverse=True)[
+            : max(1, args.limit)
+        ]
+        _emit(args, ListOut(bullets=[BulletOut.of(b) for b in bullets]), render.list_text)
+    elif args.command == "export":
+        target = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+        try:
+            for record in maintenance.export(memory, vectors=args.vectors):
+                target.write(json.dumps(record, ensure_ascii=False) + "\n")
+        finally:
+            if args.output:
+                target.close()
+    elif args.command == "import":
+        from .reflect import read_transcript
+
+        result = maintenance.import_records(
+            memory,
+            read_transcript(args.file).splitlines(),
+            scope=args.scope,
+            progress=_progress if sys.stderr.isatty() else None,
+        )
+        import_out = ImportOut(**result.__dict__)
+        _emit(
+            args,
+            import_out,
+            lambda o: (
+                f"Imported: {o.restored} restored, {o.inserted} inserted, {o.merged} merged, "
+                f"{o.skipped_existing} already present, {len(o.errors)} bad line(s)."
+                + "".join(f"\n  {e}" for e in o.errors[:20])
+            ),
+        )
 
 
 def _sanitize() -> int:
@@ -228,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         private_files()
         needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
         needs_model = needs_model or (args.command == "reflect" and not args.dry_run)
+        needs_model = needs_model or args.command in ("import",) or getattr(args, "keep", None) == "merge"
         memory = open_memory(
             settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model
         )

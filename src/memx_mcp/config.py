@@ -60,6 +60,12 @@ class Settings:
     conflict_threshold: float = field(
         default=0.5, metadata={"doc": "cosine at or above which a write records a potential conflict"}
     )
+    merge_certain: float = field(
+        default=0.9, metadata={"doc": "cosine at or above which a write merges whatever its words"}
+    )
+    merge_min_overlap: float = field(
+        default=0.5, metadata={"doc": "word overlap (Jaccard) a merge needs between merge_threshold and merge_certain"}
+    )
     merge_strategy: str = field(default="keep_best", metadata={"doc": "keep_best or merge_content"})
     half_life_days: float = field(default=30.0, metadata={"doc": "decay half-life"})
     boost_factor: float = field(default=0.1, metadata={"doc": "decay boost per recall"})
@@ -90,8 +96,10 @@ class Settings:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
         if self.merge_strategy not in MERGE_STRATEGIES:
             raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")
-        if not 0.0 <= self.conflict_threshold <= self.merge_threshold <= 1.0:
-            raise InvalidInputError("thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= 1")
+        if not 0.0 <= self.conflict_threshold <= self.merge_threshold <= self.merge_certain <= 1.0:
+            raise InvalidInputError(
+                "thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= merge_certain <= 1"
+            )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
 

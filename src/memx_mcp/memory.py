@@ -113,6 +113,8 @@ class Memory:
             merge_threshold=settings.merge_threshold,
             conflict_threshold=settings.conflict_threshold,
             strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
+            merge_certain=settings.merge_certain,
+            merge_min_overlap=settings.merge_min_overlap,
         )
         self.decay_params = DecayParams(
             half_life_days=settings.half_life_days,
@@ -213,7 +215,8 @@ class Memory:
         decision = curator.decide(bullet.content, self._neighbours(bullet), self.curator_params)
         if decision.action == "merge" and decision.target is not None:
             merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
-            if merged.vector is None:
+            if merged.vector is None:  # merge_content wrote new text: an LLM may write it better
+                merged = self._llm_merged(merged, decision.target, bullet)
                 vectors, _ = self._embed([merged.content])
                 merged = merged.with_changes(vector=vectors[0] if vectors else decision.target.vector)
             self.store.upsert([merged])
@@ -241,6 +244,20 @@ class Memory:
         self.store.add_conflicts(conflicts)
         action: RememberAction = "inserted_with_conflict" if conflicts else "inserted"
         return RememberResult(action=action, bullet=bullet, conflicts=conflicts, notes=notes)
+
+    def _llm_merged(self, merged: Bullet, existing: Bullet, new: Bullet) -> Bullet:
+        """With ``merge_content``, outside rules mode and with a key, the LLM writes the merged bullet;
+        any failure keeps the deterministic merge."""
+        if self.settings.reflector_mode == "rules":
+            return merged
+        from .anthropic_refiner import make_refiner
+
+        refiner, _ = make_refiner(self.settings.llm_model, self.settings.llm_base_url, self.settings.llm_timeout)
+        if refiner is None:
+            return merged
+        kept, other = (new, existing) if merged.content.startswith(new.content.strip()) else (existing, new)
+        text = refiner.merge(self.sanitizer.mask(kept.content), self.sanitizer.mask(other.content))
+        return merged.with_changes(content=self.sanitizer.mask(text)[:MAX_CONTENT_CHARS]) if text else merged
 
     # -- recall ---------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut, StatsOut
+from .schemas import ConflictsOut, ForgetOut, ListOut, RecallOut, ReflectOut, RememberOut, StatsOut
 
 
 def _clip(text: str, width: int) -> str:
@@ -113,3 +113,12 @@ def reflect_text(r: ReflectOut, width: int = 110) -> str:
         lines.append(f"- dropped {d.rule} step {d.step}: {d.reason}")
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
+
+
+def list_text(r: ListOut, width: int = 100) -> str:
+    if not r.bullets:
+        return "No bullets."
+    return "\n".join(
+        f"{b.id}  {b.created_at[:10]}  {b.section}/{b.knowledge_type}  {b.scope}  {_clip(b.content, width)}"
+        for b in r.bullets
+    )

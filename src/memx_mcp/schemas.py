@@ -289,3 +289,28 @@ class ReflectOut(BaseModel):
             fallbacks=rep.fallbacks,
             notes=list(rep.notes),
         )
+
+
+class ResolveOut(BaseModel):
+    conflict_id: str
+    kept: str
+    merged: BulletOut | None
+
+
+class GcOut(BaseModel):
+    dry_run: bool
+    archived: list[str]
+    purged: list[str]
+    active_left: int
+
+
+class ImportOut(BaseModel):
+    inserted: int
+    merged: int
+    restored: int
+    skipped_existing: int
+    errors: list[str]
+
+
+class ListOut(BaseModel):
+    bullets: list[BulletOut]

@@ -12,7 +12,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from . import __version__, render
 from .config import Settings, load_settings
 from .errors import MemxError
-from .schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut
+from .schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut, ResolveOut
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -214,6 +214,28 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         return await _run(handle, act)
 
     @server.tool(
+        name="resolve_conflict",
+        title="Resolve a conflict",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+    )
+    async def resolve_conflict(
+        conflict_id: Annotated[str, Field(min_length=1, max_length=100)],
+        keep: Annotated[Literal["a", "b", "both", "merge"], Field(description="a, b, both, or merge into a")],
+    ) -> Annotated[CallToolResult, ResolveOut]:
+        """Settle a conflict from list_conflicts: keep side a or b (the other is archived), keep both, or
+        merge both into one bullet. Ask the user when the recommendation is not clear."""
+
+        def act(m: Memory) -> CallToolResult:
+            from .maintenance import resolve_conflict as resolve
+            from .schemas import BulletOut
+
+            conflict, merged = resolve(m, conflict_id, keep)
+            out = ResolveOut(conflict_id=conflict.id, kept=keep, merged=BulletOut.of(merged) if merged else None)
+            return _result(out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
+
+        return await _run(handle, act)
+
+    @server.tool(
         name="reflect",
         title="Learn from a session transcript",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
@@ -224,7 +246,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         path: Annotated[
             str | None, Field(max_length=4096, description="a transcript file under your home or temp folder")
         ] = None,
-        mode: Annotated[str | None, Field(pattern="^(rules|hybrid|llm)$", description="default hybrid")] = None,
+        mode: Annotated[Literal["rules", "hybrid", "llm"] | None, Field(description="default hybrid")] = None,
         dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
         scope: Scope = None,
     ) -> Annotated[CallToolResult, ReflectOut]:

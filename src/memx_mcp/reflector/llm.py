@@ -53,6 +53,8 @@ class Refiner(Protocol):
 
     def extract(self, excerpt: str) -> list[Verdict] | None: ...
 
+    def merge(self, kept: str, other: str) -> str | None: ...
+
 
 def parse_answer(text: str) -> list[Verdict]:
     """Validate the model's JSON (it may be wrapped in prose or a code fence)."""
@@ -84,3 +86,19 @@ def review_prompt(excerpt: str, candidates: Sequence[str]) -> str:
 
 def extract_prompt(excerpt: str) -> str:
     return EXTRACT_PROMPT.format(excerpt=excerpt)
+
+
+MERGE_PROMPT = (
+    "Two memory bullets say nearly the same thing:\nA: {kept}\nB: {other}\n\nWrite one bullet that keeps every "
+    'fact of both, concise and self-contained, commands verbatim. Answer {{"bullet": "..."}} only.'
+)
+
+
+def parse_merge(text: str) -> str:
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the answer")
+    bullet = json.loads(text[start : end + 1]).get("bullet")
+    if not isinstance(bullet, str) or not bullet.strip() or len(bullet) > 600:
+        raise ValueError("no usable bullet in the answer")
+    return " ".join(bullet.split())

@@ -288,8 +288,11 @@ class LanceStore:
             bullets = self.get(ids)
             self.upsert([b.with_changes(recall_count=b.recall_count + 1, last_recalled_at=now) for b in bullets])
 
-    def all_bullets(self) -> list[Bullet]:
-        return [row_to_bullet(r) for r in self._bullets.to_arrow().to_pylist()]
+    def all_bullets(self, where: str | None = None) -> list[Bullet]:
+        table = (
+            self._bullets.to_arrow() if where is None else self._bullets.search().where(where).limit(None).to_arrow()
+        )
+        return [row_to_bullet(r) for r in table.to_pylist()]
 
     def column_counts(self, column: str) -> dict[str, int]:
         values = self._bullets.to_arrow().column(column).to_pylist() if self.count() else []
@@ -362,6 +365,25 @@ class LanceStore:
     def conflicts(self, scopes: Sequence[str], status: str = "open") -> list[Conflict]:
         where = f"status = {sql_str(status)} AND scope IN {sql_list(scopes)}"
         return [row_to_conflict(r) for r in self._conflicts.search().where(where).limit(100_000).to_list()]
+
+    def get_conflict(self, conflict_id: str) -> Conflict | None:
+        rows = self._conflicts.search().where(f"id = {sql_str(conflict_id)}").limit(1).to_list()
+        return row_to_conflict(rows[0]) if rows else None
+
+    def conflict_pairs(self) -> set[frozenset[str]]:
+        """Every recorded pair of bullet ids, whatever its status (a scan never records one twice)."""
+        table = self._conflicts.to_arrow().select(["a_id", "b_id"]).to_pylist()
+        return {frozenset((r["a_id"], r["b_id"])) for r in table}
+
+    def resolve_conflicts(self, ids: Sequence[str], resolution: str) -> None:
+        if ids:
+            with self.write_lock():
+                _retry(
+                    lambda: self._conflicts.update(
+                        where=f"id IN {sql_list(ids)}", values={"status": "resolved", "resolution": resolution}
+                    ),
+                    "resolve_conflicts",
+                )
 
     def count_conflicts(self, status: str = "open") -> int:
         return int(self._conflicts.count_rows(f"status = {sql_str(status)}"))

@@ -1,0 +1,95 @@
+"""The Curator's decisions with the shipped model, on our own pair sets (benchmarks/data/curator_pairs.jsonl):
+
+- distinct: 42 pairs of different facts about the same tool (must never merge);
+- paraphrase: 22 pairs saying the same thing in other words (should merge);
+- contradiction: 16 pairs that disagree (EN, ZH, JA) and compatible: 16 similar pairs that do not.
+
+For each pair, b is written next to a: the decision is what `curator.decide` returns for their real cosine.
+
+    python benchmarks/curator.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from memx_mcp.curator import CuratorParams, Neighbour, contradiction_evidence, decide
+from memx_mcp.models import Bullet, KnowledgeType, Section
+from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+
+DATA = Path(__file__).parent / "data" / "curator_pairs.jsonl"
+WORK = Path(__file__).parent / ".work"
+
+
+def bullet(text: str) -> Bullet:
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    return Bullet("b_a", text, Section.GENERAL, KnowledgeType.KNOWLEDGE, 50, 1, "manual", "global", now, now)
+
+
+def main() -> None:
+    embedder = FastEmbedEmbedder("sentence-transformers/all-MiniLM-L6-v2", prepare_shipped_model(WORK), 384)
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for r in rows:
+        va, vb = (np.asarray(v) for v in embedder.embed([r["a"], r["b"]]))
+        r["similarity"] = float(va @ vb)
+
+    def merges(kind: str, params: CuratorParams) -> tuple[int, int]:
+        group = [r for r in rows if r["kind"] == kind]
+        merged = sum(
+            decide(r["b"], [Neighbour(bullet(r["a"]), r["similarity"])], params).action == "merge" for r in group
+        )
+        return merged, len(group)
+
+    default = CuratorParams()
+    print("## Merges")
+    print("| rule | distinct merged | compatible merged | paraphrases merged |")
+    print("|---|---|---|---|")
+    for name, params in (
+        ("cosine ≥ 0.80 alone", CuratorParams(merge_certain=0.8)),
+        ("cosine ≥ 0.85 alone", CuratorParams(merge_threshold=0.85, merge_certain=0.85)),
+        ("cosine ≥ 0.90 alone", CuratorParams(merge_threshold=0.9, merge_certain=0.9)),
+        ("default: ≥ 0.90, or ≥ 0.80 with word overlap ≥ 0.5", default),
+    ):
+        d, c, p = merges("distinct", params), merges("compatible", params), merges("paraphrase", params)
+        print(f"| {name} | {d[0]}/{d[1]} | {c[0]}/{c[1]} | {p[0]}/{p[1]} |")
+    for kind in ("distinct", "compatible", "paraphrase"):
+        sims = sorted(r["similarity"] for r in rows if r["kind"] == kind)
+        print(f"{kind}: cosine min {sims[0]:.3f}, median {sims[len(sims) // 2]:.3f}, max {sims[-1]:.3f}")
+
+    print("\n## Contradictions (contradiction vs compatible pairs)")
+    pairs = [r for r in rows if r["kind"] in ("contradiction", "compatible")]
+    for label, predict in (
+        ("evidence detector alone", lambda r: bool(contradiction_evidence(r["a"], r["b"]))),
+        (
+            "write path: decide() records a contradiction",
+            lambda r: any(
+                c.kind == "contradiction"
+                for c in decide(r["b"], [Neighbour(bullet(r["a"]), r["similarity"])], default).conflicts
+            ),
+        ),
+    ):
+        tp = sum(predict(r) for r in pairs if r["kind"] == "contradiction")
+        fp = sum(predict(r) for r in pairs if r["kind"] == "compatible")
+        fn = sum(not predict(r) for r in pairs if r["kind"] == "contradiction")
+        print(
+            f"{label}: precision {tp}/{tp + fp} = {tp / max(1, tp + fp):.3f}, recall {tp}/{tp + fn} = {tp / (tp + fn):.3f}"
+        )
+    missed = [r for r in pairs if r["kind"] == "contradiction" and r["similarity"] < default.conflict_threshold]
+    for r in missed:
+        print(f"  below the conflict threshold ({r['similarity']:.3f}): {r['a']} | {r['b']}")
+    merged_contradictions = [
+        r
+        for r in pairs
+        if r["kind"] == "contradiction"
+        and decide(r["b"], [Neighbour(bullet(r["a"]), r["similarity"])], default).action == "merge"
+    ]
+    print(f"contradicting pairs merged away: {len(merged_contradictions)}")
+
+
+if __name__ == "__main__":
+    main()
