@@ -77,7 +77,8 @@ def main() -> None:
         fp = sum(predict(r) for r in pairs if r["kind"] == "compatible")
         fn = sum(not predict(r) for r in pairs if r["kind"] == "contradiction")
         print(
-            f"{label}: precision {tp}/{tp + fp} = {tp / max(1, tp + fp):.3f}, recall {tp}/{tp + fn} = {tp / (tp + fn):.3f}"
+            f"{label}: precision {tp}/{tp + fp} = {tp / max(1, tp + fp):.3f}, "
+            f"recall {tp}/{tp + fn} = {tp / (tp + fn):.3f}"
         )
     missed = [r for r in pairs if r["kind"] == "contradiction" and r["similarity"] < default.conflict_threshold]
     for r in missed:
