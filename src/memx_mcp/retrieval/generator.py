@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -15,7 +15,7 @@ from ..models import Bullet, Hit, RecallResult
 from ..scopes import Scope
 from .budget import estimate_tokens, pack
 from .fusion import FusionParams, fuse, recency_multiplier
-from .layers import exact_score, fuzzy_score, metadata_score, metadata_terms
+from .layers import exact_score, fuzzy_score, local_idf, metadata_score, metadata_terms
 from .tokenize import query_terms, tokens
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,9 @@ class CandidateSource(Protocol):
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
 
-    def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
+        """Full-text matches with their BM25 scores."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,16 @@ def _gather(
             log.warning("vector layer failed: %s", exc)
             notes.append(f"vector layer skipped: {type(exc).__name__}")
     try:
-        for b in source.keyword_candidates(terms, scopes, limit):
+        for b, _ in source.keyword_search(terms, scopes, limit):
             found.setdefault(b.id, b)
     except Exception as exc:
         log.warning("full-text layer failed: %s", exc)
         notes.append(f"full-text layer skipped: {type(exc).__name__}")
     return found, vector_ok, notes
+
+
+def bullet_terms(bullet: Bullet) -> frozenset[str]:
+    return frozenset(tokens(bullet.content)) | metadata_terms(bullet.tools)
 
 
 def score_bullet(
@@ -87,14 +93,17 @@ def score_bullet(
     query_vector: np.ndarray | None,
     request: RecallRequest,
     params: RetrievalParams,
+    weights: Mapping[str, float] | None = None,
+    own_terms: frozenset[str] | None = None,
 ) -> Hit:
-    bullet_terms = frozenset(tokens(bullet.content)) | metadata_terms(bullet.tools)
+    """All four layers and the fusion for one candidate; ``weights`` are the query terms' local IDF."""
+    own = own_terms if own_terms is not None else bullet_terms(bullet)
     semantic = _cosine(query_vector, bullet.vector) if query_vector is not None else None
     if query_vector is not None and semantic is None:
         semantic = 0.0  # a bullet stored while the model was away has no vector yet
     score = fuse(
-        l1=exact_score(terms, bullet_terms),
-        l2=fuzzy_score(terms, bullet_terms),
+        l1=exact_score(terms, own, weights),
+        l2=fuzzy_score(terms, own),
         l3=metadata_score(terms, metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))),
         semantic=semantic,
         decay=decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
@@ -117,7 +126,9 @@ def recall(
     scopes = request.scope.visible()
     found, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
     qvec = np.asarray(query_vector, dtype=np.float32) if vector_ok and query_vector is not None else None
-    hits = [score_bullet(b, terms, qvec, request, params) for b in found.values()]
+    own = {b.id: bullet_terms(b) for b in found.values()}
+    weights = local_idf(terms, list(own.values()))
+    hits = [score_bullet(b, terms, qvec, request, params, weights, own[b.id]) for b in found.values()]
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
     hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
     packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)

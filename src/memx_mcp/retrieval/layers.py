@@ -1,13 +1,16 @@
 """The keyword layers of SPEC §7, each on its documented scale.
 
-- L1 exact, in [0, 15]: the share of query terms found verbatim among the bullet's terms.
+- L1 exact, in [0, 15]: the share of the query's terms found verbatim among the bullet's terms, each term
+  weighted by its rarity among the candidates (local IDF: a name that every candidate contains counts
+  little, the one rare word that only the right bullet has counts much).
 - L2 fuzzy, in [0, 10]: the mean over query terms of the best rapidfuzz ratio against the bullet's terms
   (exact terms count 1.0; ratios under 0.8 count 0), so spelling variants and inflections still score.
 - L3 metadata, in [0, 10]: Jaccard of the query terms and the bullet's tools / entities / tags."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 
 from rapidfuzz import fuzz, process
 
@@ -20,11 +23,28 @@ FUZZY_CUTOFF = 80.0
 MIN_FUZZY_LENGTH = 4
 
 
-def exact_score(query: Sequence[str], bullet_terms: frozenset[str]) -> float:
+def exact_score(
+    query: Sequence[str], bullet_terms: frozenset[str], weights: Mapping[str, float] | None = None
+) -> float:
     if not query:
         return 0.0
-    found = sum(1 for term in query if term in bullet_terms)
-    return L1_MAX * found / len(query)
+    if weights is None:
+        return L1_MAX * sum(1 for term in query if term in bullet_terms) / len(query)
+    total = sum(weights[t] for t in query)
+    found = sum(weights[t] for t in query if t in bullet_terms)
+    return L1_MAX * found / total if total else 0.0
+
+
+def local_idf(query: Sequence[str], candidates: Sequence[frozenset[str]]) -> dict[str, float]:
+    """``log(1 + N / df)`` of each query term over the candidate set (a term no candidate has counts as
+    rarest)."""
+    n = max(1, len(candidates))
+    return {
+        t: math.log(1 + n / max(1, sum(1 for c in candidates if t in c)))
+        if any(t in c for c in candidates)
+        else math.log(1 + n)
+        for t in query
+    }
 
 
 def fuzzy_score(query: Sequence[str], bullet_terms: frozenset[str]) -> float:

@@ -40,12 +40,30 @@ def _code_parts(token: str) -> list[str]:
     return parts
 
 
+_STEM_RULES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+def stem(word: str) -> str:
+    """A light English stemmer for plain words (painting → paint, stories → story, went stays went):
+    inflections match without a dictionary. Code tokens (with digits or punctuation) are left whole."""
+    if len(word) <= 4 or not word.isalpha() or not word.isascii():
+        return word
+    for suffix, replacement in _STEM_RULES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            base = word[: -len(suffix)] + replacement
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # running → run, stopped → stop
+            return base
+    return word
+
+
 def _latin_terms(chunk: str) -> list[str]:
     token = chunk.strip(_EDGE).rstrip(".")
     if not token:
         return []
     whole = token.lower()
-    return [whole, *(p for p in _code_parts(token) if p != whole)]
+    terms = [whole, *(p for p in _code_parts(token) if p != whole)]
+    return [stem(t) for t in terms]
 
 
 def _cjk_terms(run: str) -> list[str]:

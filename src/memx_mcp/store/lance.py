@@ -256,6 +256,10 @@ class LanceStore:
         return self.vector_search(vector, f"status = 'active' AND scope = {sql_str(scope)}", limit)
 
     def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]:
+        return [b for b, _ in self.keyword_search(terms, scopes, limit)]
+
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
+        """Full-text (BM25) matches under the scope/status filter, with their BM25 scores."""
         if not terms:
             return []
         columns = [*bullet_schema(self.dim).names, "_score"]
@@ -266,7 +270,7 @@ class LanceStore:
             .limit(limit)
             .to_list()
         )
-        return [row_to_bullet(r) for r in rows]
+        return [(row_to_bullet(r), float(r["_score"])) for r in rows]
 
     def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None:
         if ids:
