@@ -67,7 +67,7 @@ def transcript_key(text: str, session_id: str, path: Path | None) -> str:
     return "sha:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
 
 
-def make_reflector(memory: Memory, mode: str | None) -> tuple[Reflector, list[str]]:
+def make_reflector(memory: Memory, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
     settings = memory.settings
     chosen = mode or settings.reflector_mode
     if chosen not in ("rules", "hybrid", "llm"):
@@ -80,7 +80,8 @@ def make_reflector(memory: Memory, mode: str | None) -> tuple[Reflector, list[st
         refiner, note = make_refiner(settings.llm_model, settings.llm_base_url, settings.llm_timeout)
         if note:
             notes.append(note)
-    return Reflector(memory.sanitizer, chosen, refiner, settings.min_score), notes
+    sanitizer = memory.sanitizer.learning(text) if text else memory.sanitizer
+    return Reflector(sanitizer, chosen, refiner, settings.min_score), notes
 
 
 def _scope_for(memory: Memory, scope: str | None, cwd: str) -> Scope:
@@ -105,7 +106,7 @@ def reflect(
     transcript = parse_transcript(text)
     key = session_key or transcript_key(text, transcript.session_id, path)
     start = 0 if dry_run else memory.store.reflected_upto(key)
-    reflector, notes = make_reflector(memory, mode)
+    reflector, notes = make_reflector(memory, mode, text)
     report = reflector.reflect(transcript, start, progress)
     report.notes.extend(notes)
     if transcript.skipped_lines:

@@ -69,3 +69,12 @@ def test_what_is_not_secret_is_left_byte_identical(text: str) -> None:
 def test_user_patterns_are_applied_too() -> None:
     s = PrivacySanitizer(extra=[("ticket", r"ACME-\d{4}")])
     assert s.mask("see ACME-1234") == "see [REDACTED:ticket]"
+
+
+def test_a_secret_seen_once_is_masked_everywhere_in_the_same_transcript() -> None:
+    text = "psql postgres://admin:Tr0ub4dor-and-3@db/app\nlater: the password Tr0ub4dor-and-3 expired"
+    learned = S.learning(text)
+    assert "Tr0ub4dor-and-3" not in learned.mask("the password Tr0ub4dor-and-3 expired")
+    assert (
+        S.mask("the password Tr0ub4dor-and-3 expired") == "the password Tr0ub4dor-and-3 expired"
+    )  # S itself learns nothing

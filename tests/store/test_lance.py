@@ -9,6 +9,7 @@ import pytest
 
 from memx_mcp.errors import ModelMismatchError, SchemaVersionError
 from memx_mcp.models import Bullet, KnowledgeType, Section, Status
+from memx_mcp.retrieval.tokenize import query_terms
 from memx_mcp.store.lance import LanceStore
 
 from ..conftest import T0
@@ -58,7 +59,7 @@ def test_a_new_bullet_is_found_by_full_text_at_once_including_cjk_substrings(tmp
     assert [b.id for b in s.keyword_candidates(["连接"], ["global"], 5)] == ["b_0001"]
     assert [b.id for b in s.keyword_candidates(["天気"], ["global"], 5)] == ["b_0002"]
     s.add([bullet(3, "another redis note")])
-    assert "b_0003" in {b.id for b in s.keyword_candidates(["redis"], ["global"], 5)}
+    assert "b_0003" in {b.id for b in s.keyword_candidates(query_terms("redis"), ["global"], 5)}
 
 
 def test_candidates_are_filtered_by_scope_and_status_before_ranking(tmp_path: Path) -> None:
@@ -67,7 +68,7 @@ def test_candidates_are_filtered_by_scope_and_status_before_ranking(tmp_path: Pa
     s.set_status(["b_0008"], Status.ARCHIVED, T0)
     ids = {b.id for b in s.vector_candidates([1.0, 0, 0, 0], ["project:a", "global"], 10)}
     assert ids == {"b_0000"}
-    assert {b.id for b in s.keyword_candidates(["bullet"], ["project:b"], 10)} == {"b_0004"}
+    assert {b.id for b in s.keyword_candidates(query_terms("bullet"), ["project:b"], 10)} == {"b_0004"}
 
 
 def test_mark_recalled_counts_every_recall(tmp_path: Path) -> None:
@@ -141,3 +142,13 @@ def test_a_reader_sees_another_processes_write_without_reopening(tmp_path: Path)
     p.start()
     p.join(120)
     assert [b.id for b in reader.get(["b_0500"])] == ["b_0500"]
+
+
+def test_an_older_store_is_migrated_to_the_current_schema(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(1)])
+    (tmp_path / "meta.json").write_text(json.dumps({"model": "m", "dim": 4}))  # a store from before versioning
+    reopened = open_store(tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text())
+    assert meta["schema_version"] == 1 and meta["migrated_from"] == 0
+    assert [b.id for b in reopened.all_bullets()] == ["b_0001"]

@@ -134,6 +134,12 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         1,
     ),
     _p(
+        "secret_phrase",
+        r"(?i)\b(?:password|passwd|passphrase|pwd|secret|token|credentials?|api[ _-]?key)(?:\s+(?:is|was|of|for|to))?"
+        r"\s+[\"'`]?([^\s\"'`,;]{6,})",
+        1,
+    ),
+    _p(
         "ip_address",
         r"(?<![\w.])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)"
         r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]|\.\d)",
@@ -254,6 +260,11 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
     if name == "secret_flag":
         flag = match.group(0).split("=")[0].split()[0] if match.group(0).split() else ""
         return not _NOT_SECRET_KEY.search(flag) and not _is_identifier(value) and "://" not in value
+    if name == "secret_phrase":  # "the password hunter2x": only what looks like a password, not prose
+        core = value.rstrip(".")
+        has_digit, has_alpha = any(c.isdigit() for c in core), any(c.isalpha() for c in core)
+        mixed = any(c.isupper() for c in core) and any(c.islower() for c in core)
+        return (has_digit and has_alpha) or (mixed and len(core) >= 12) or _random_looking(core)
     if name == "basic_auth":
         parts = [p.strip("\"'{}") for p in value.strip("\"'").rsplit(":", 1)]
         return any(
@@ -272,24 +283,38 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
 
 
 class PrivacySanitizer:
-    """Masks every match of the built-in patterns and the user's own (``name``, regex) patterns."""
+    """Masks every match of the built-in patterns and the user's own (``name``, regex) patterns, and every
+    other occurrence of a secret it has learned (a password seen once in a URL is masked in prose too)."""
 
-    def __init__(self, extra: Iterable[tuple[str, str]] = ()) -> None:
-        user = tuple(_p(name, rx) for name, rx in extra)
+    def __init__(self, extra: Iterable[tuple[str, str]] = (), known: dict[str, str] | None = None) -> None:
+        self._extra = tuple(extra)
+        user = tuple(_p(name, rx) for name, rx in self._extra)
         self.patterns: tuple[Pattern, ...] = user + BUILTIN_PATTERNS
+        self.known: dict[str, str] = dict(known or {})  # secret literal → kind
 
-    def sanitize(self, text: str) -> tuple[str, dict[str, int]]:
+    def learning(self, text: str) -> PrivacySanitizer:
+        """A sanitizer that also masks, anywhere, each secret found somewhere in ``text`` (a whole
+        transcript): the copy lives as long as one reflection and is never stored."""
+        found: dict[str, str] = dict(self.known)
+        self.sanitize(text, found)
+        return PrivacySanitizer(self._extra, found)
+
+    def sanitize(self, text: str, learn: dict[str, str] | None = None) -> tuple[str, dict[str, int]]:
         """The masked text and how many of each kind were masked."""
         counts: dict[str, int] = {}
         for pattern in self.patterns:
-            text = pattern.regex.sub(lambda m, p=pattern: self._mask(m, p, counts), text)  # type: ignore[misc]
+            text = pattern.regex.sub(lambda m, p=pattern: self._mask(m, p, counts, learn), text)  # type: ignore[misc]
+        for literal in sorted(self.known, key=len, reverse=True):
+            if literal in text:
+                counts[self.known[literal]] = counts.get(self.known[literal], 0) + text.count(literal)
+                text = text.replace(literal, f"[REDACTED:{self.known[literal]}]")
         return text, counts
 
     def mask(self, text: str) -> str:
         return self.sanitize(text)[0]
 
     @staticmethod
-    def _mask(match: re.Match[str], pattern: Pattern, counts: dict[str, int]) -> str:
+    def _mask(match: re.Match[str], pattern: Pattern, counts: dict[str, int], learn: dict[str, str] | None) -> str:
         group = pattern.group
         if pattern.name == "secret_assignment" and group == 0:  # the value is whichever quoting matched
             group = next(i for i in range(2, 6) if match.group(i) is not None)
@@ -297,6 +322,10 @@ class PrivacySanitizer:
         if value is None or not _is_secret(pattern, value, match):
             return match.group(0)
         counts[pattern.name] = counts.get(pattern.name, 0) + 1
+        if learn is not None and pattern.name not in ("home_user", "ip_address"):
+            for literal in {value, *value.strip("\"'").split(":")}:
+                if len(literal) >= 6:
+                    learn[literal] = pattern.name
         placeholder = f"[REDACTED:{pattern.name}]"
         if group == 0:
             return placeholder

@@ -81,13 +81,18 @@ def tokens(text: str) -> list[str]:
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct meaningful terms of a query, in order: stop words and grammatical CJK characters removed
-    (unless nothing else is left)."""
+    """Distinct meaningful terms of a query, in order: stop words removed, and of CJK only the bigrams
+    (single characters match nearly every CJK text; they stay in the index for one-character queries)."""
     seen: dict[str, None] = {}
     for term in tokens(text):
         seen.setdefault(term, None)
     all_terms = list(seen)
-    kept = [t for t in all_terms if t not in STOP_WORDS and t not in CJK_STOP_CHARS]
+    has_bigrams = any(len(t) == 2 and is_cjk(t) for t in all_terms)
+    kept = [
+        t
+        for t in all_terms
+        if t not in STOP_WORDS and t not in CJK_STOP_CHARS and not (has_bigrams and len(t) == 1 and is_cjk(t))
+    ]
     return kept or all_terms
 
 

@@ -107,6 +107,8 @@ class LanceStore:
                     f"the store at {self.root} has schema version {version}; this memx reads up to "
                     f"{SCHEMA_VERSION}: upgrade memx-mcp to open it"
                 )
+            if version < SCHEMA_VERSION:
+                meta = self._migrate(meta, version)
             return meta
         meta = {
             "schema_version": SCHEMA_VERSION,
@@ -116,6 +118,18 @@ class LanceStore:
             "created_at": datetime.now().astimezone().isoformat(),
         }
         self._write_meta(meta)
+        return meta
+
+    def _migrate(self, meta: dict[str, Any], version: int) -> dict[str, Any]:
+        """Bring an older store's metadata up to SCHEMA_VERSION, one step at a time, then record it."""
+        if version < 1:  # 0: before versioning, the bullets table had its plain name
+            meta.setdefault("bullets_table", "bullets")
+            meta.setdefault("model", self.model_name)
+            meta.setdefault("dim", self.dim)
+        meta["schema_version"] = SCHEMA_VERSION
+        meta["migrated_from"] = version
+        self._write_meta(meta)
+        log.info("store migrated from schema %d to %d", version, SCHEMA_VERSION)
         return meta
 
     def _write_meta(self, meta: dict[str, Any]) -> None:
