@@ -72,9 +72,12 @@ def test_user_patterns_are_applied_too() -> None:
 
 
 def test_a_secret_seen_once_is_masked_everywhere_in_the_same_transcript() -> None:
-    text = "psql postgres://admin:Tr0ub4dor-and-3@db/app\nlater: the password Tr0ub4dor-and-3 expired"
+    text = "psql postgres://admin:Tr0ub4dor-and-3@db/app\nlater: Tr0ub4dor-and-3 had expired"
     learned = S.learning(text)
-    assert "Tr0ub4dor-and-3" not in learned.mask("the password Tr0ub4dor-and-3 expired")
-    assert (
-        S.mask("the password Tr0ub4dor-and-3 expired") == "the password Tr0ub4dor-and-3 expired"
-    )  # S itself learns nothing
+    assert "Tr0ub4dor-and-3" not in learned.mask("later: Tr0ub4dor-and-3 had expired")
+    assert S.mask("later: Tr0ub4dor-and-3 had expired") == "later: Tr0ub4dor-and-3 had expired"  # S learns nothing
+
+
+def test_a_password_named_in_prose_is_masked_but_ordinary_words_are_not() -> None:
+    assert "hunter2x99" not in S.mask("the password is hunter2x99 on staging")
+    assert S.mask("the token expired, reset the password flow") == "the token expired, reset the password flow"
