@@ -41,6 +41,12 @@ class Settings:
     model_path: str = field(
         default="", metadata={"doc": "folder with model.onnx and tokenizer files; empty: the shipped model"}
     )
+    semantic_cjk: int = field(
+        default=0,
+        metadata={
+            "doc": "1: use the vector layer for mostly Chinese/Japanese queries (off: the shipped model is English)"
+        },
+    )
     embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
     reflector_mode: str = field(default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm"})
     hook_reflector_mode: str = field(

@@ -77,6 +77,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def mostly_cjk(text: str) -> bool:
+    from .retrieval.tokenize import cjk_char_count
+
+    letters = sum(1 for c in text if c.isalnum())
+    return letters > 0 and cjk_char_count(text) / letters > 0.5
+
+
 def clean_text(text: str, what: str, limit: int) -> str:
     """Refuse empty, binary and over-long text with a message that says what to do."""
     if not isinstance(text, str):
@@ -276,7 +283,10 @@ class Memory:
         limit = self._clamp("max_results", max_results, self.settings.max_results, MAX_RESULTS_CAP, notes)
         budget = self._clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
         request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
-        vectors, note = self._embed([text])
+        if self.settings.semantic_cjk or not mostly_cjk(text):
+            vectors, note = self._embed([text])
+        else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
+            vectors, note = None, "CJK query: keyword layers only (the embedding model is English)"
         if note:
             notes.append(note)
         result = generate(self.store, request, vectors[0] if vectors else None, self.retrieval_params, notes)
