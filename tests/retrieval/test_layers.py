@@ -29,6 +29,6 @@ def test_fuzzy_layer_ignores_weak_matches() -> None:
 
 def test_metadata_layer_is_jaccard_times_ten() -> None:
     meta = metadata_terms(["redis"])
-    assert metadata_score(["redis"], meta) == pytest.approx(10.0)
-    assert metadata_score(["redis", "pool"], meta) == pytest.approx(5.0)
-    assert metadata_score(["redis"], frozenset()) == 0.0
+    assert metadata_score(query_terms("redis"), meta) == pytest.approx(10.0)
+    assert metadata_score(query_terms("redis pool"), meta) == pytest.approx(5.0)
+    assert metadata_score(query_terms("redis"), frozenset()) == 0.0

@@ -53,7 +53,12 @@ def test_japanese_gives_bigrams_and_drops_particles_in_queries() -> None:
 
 
 def test_query_terms_drop_stop_words_and_repeats() -> None:
-    assert query_terms("how do I run the tests and the tests") == ["run", "tests"]
+    assert query_terms("how do I run the tests and the tests") == ["run", "test"]  # stemmed
+
+
+def test_plain_words_are_lightly_stemmed_but_code_is_not() -> None:
+    assert tokens("painting stories") == ["paint", "story"]
+    assert tokens("v2.4.6")[0] == "v2.4.6" and "running" not in tokens("running")
 
 
 def test_query_of_only_stop_words_keeps_them() -> None:

@@ -66,8 +66,7 @@ def metadata_terms(values: Iterable[str]) -> frozenset[str]:
     """A bullet's tools/entities/tags, whole and split the way the tokenizer splits text."""
     terms: set[str] = set()
     for value in values:
-        terms.add(value.lower())
-        terms.update(tokens(value))
+        terms.update(tokens(value))  # the same normalisation as query terms (whole token, parts, stems)
     return frozenset(terms)
 
 
