@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from harness import fresh_memory, load, memx
@@ -23,7 +24,7 @@ CREATED = "2026-01-01T00:00:00+00:00"
 
 def bigrams(text: str) -> str:
     chars = [c for c in text if not c.isspace()]
-    return " ".join(a + b for a, b in zip(chars, chars[1:], strict=False))
+    return " ".join(a + b for a, b in pairwise(chars))
 
 
 class BigramBM25:
@@ -78,10 +79,11 @@ def main() -> None:
         memory = fresh_memory()
         load(memory, rows)
         baseline = BigramBM25(rows, memory.settings.home, name)
-        for ranker, rank in (
-            ("character-bigram BM25", lambda q: baseline(q, 10)),
-            ("memx recall", lambda q: memx(memory, q, f"project:{name}", 10)),
-        ):
+        rankers = {
+            "character-bigram BM25": lambda q, b=baseline: b(q, 10),
+            "memx recall": lambda q, m=memory, s=f"project:{name}": memx(m, q, s, 10),
+        }
+        for ranker, rank in rankers.items():
             at5 = mrr = 0.0
             start = time.perf_counter()
             for question, gold in questions:
