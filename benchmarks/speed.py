@@ -1,0 +1,134 @@
+"""Speed and memory of recall and remember at 1k, 10k and 100k bullets.
+
+Bullets are developer knowledge written from templates (commands, errors, configs, tools; varied words
+and numbers). To keep the build of a 100k store within minutes, 2,000 of them are embedded with the
+shipped model and the others take the vector of one of those plus small noise (re-normalised): the
+indexes see realistic vector geometry, and every query is embedded for real. Queries are paraphrase-like
+questions. Reported: p50/p95 of `recall` in-process (query embedding and the reinforcement write
+included), of `recall` through the MCP stdio client, of `remember`, and the peak RSS of the process.
+
+    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import time
+from datetime import UTC, datetime
+
+import numpy as np
+
+from harness import fresh_memory
+from memx_mcp.memory import Memory
+from memx_mcp.models import Bullet, KnowledgeType, Section
+
+TOOLS = "pytest docker redis npm git nginx postgres kafka celery django react vite cargo terraform kubectl uv".split()
+VERBS = "run set use avoid enable disable pin raise lower restart clear rebuild".split()
+THINGS = "cache pool timeout worker queue port index migration build image token proxy lockfile branch".split()
+TEMPLATES = [
+    "When {tool} fails with {Err}Error on the {thing}, {verb} the {thing} with `{tool} --{flag} {n}`",
+    "{verb} the {thing} of {tool} to {n} in config/{tool}.toml because the {thing2} times out",
+    "Use `{tool} {flag} {n}` to {verb} the {thing} faster in CI",
+    "The {thing} of the {tool} service must stay at {n}; lower values break the {thing2}",
+    "{tool}: {verb} the {thing} before deploying, otherwise {Err}Error appears in the {thing2} logs",
+]
+
+
+def texts(count: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        out.append(
+            rng.choice(TEMPLATES).format(
+                tool=rng.choice(TOOLS),
+                verb=rng.choice(VERBS),
+                thing=rng.choice(THINGS),
+                thing2=rng.choice(THINGS),
+                flag=rng.choice(["workers", "max-size", "retries", "jobs", "timeout"]),
+                n=rng.randint(2, 9000),
+                Err=rng.choice(["Timeout", "Connection", "Import", "Value", "Key"]),
+            )
+            + f" (#{i})"
+        )
+    return out
+
+
+def percentiles(values: list[float]) -> str:
+    values = sorted(values)
+    return f"p50 {statistics.median(values) * 1000:.1f} ms, p95 {values[int(0.95 * (len(values) - 1))] * 1000:.1f} ms"
+
+
+def build(size: int) -> tuple[Memory, list[str]]:
+    memory = fresh_memory()
+    embedder = memory.embedder.get(60)
+    pool_texts = texts(min(size, 2000), seed=1)
+    pool = np.asarray(embedder.embed(pool_texts), dtype=np.float32)
+    rng = np.random.default_rng(0)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    all_texts = texts(size, seed=2)
+    batch = []
+    for i, text in enumerate(all_texts):
+        v = pool[i % len(pool)] + rng.normal(scale=0.02, size=pool.shape[1]).astype(np.float32)
+        v /= np.linalg.norm(v)
+        batch.append(
+            Bullet(
+                f"b_{i:07d}",
+                text,
+                Section.GENERAL,
+                KnowledgeType.KNOWLEDGE,
+                50,
+                1,
+                "import",
+                f"project:p{i % 5}",
+                now,
+                now,
+                tools=(text.split()[1],),
+                vector=tuple(v.tolist()),
+            )
+        )
+        if len(batch) == 5000:
+            memory.store.add(batch)
+            batch = []
+    memory.store.add(batch)
+    memory.store.optimize()
+    return memory, all_texts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    rng = random.Random(3)
+    for size in (int(s) for s in args.sizes.split(",")):
+        start = time.perf_counter()
+        memory, _ = build(size)
+        built = time.perf_counter() - start
+        queries = [
+            f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?"
+            for _ in range(args.queries)
+        ]
+        memory.recall(queries[0], scope="project:p1")  # warm
+        recall = []
+        for q in queries:
+            t = time.perf_counter()
+            memory.recall(q, scope=f"project:p{rng.randint(0, 4)}")
+            recall.append(time.perf_counter() - t)
+        remember = []
+        for text in texts(50, seed=size):
+            t = time.perf_counter()
+            memory.remember(text + " (new)", scope="project:p0")
+            remember.append(time.perf_counter() - t)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"{size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
+            f"remember {percentiles(remember)}; peak RSS so far {rss:.0f} MB",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
