@@ -19,10 +19,10 @@ from memx_mcp.retrieval.tokenize import query_terms
 WORK = Path(__file__).parent / ".work"
 
 
-def fresh_memory(**settings: Any) -> Memory:
+def fresh_memory(defer_reinforcement: bool = False, **settings: Any) -> Memory:
     home = Path(tempfile.mkdtemp(prefix="memx-bench-"))
     (home / "models").symlink_to(_model_cache())  # share the checked model copy between runs
-    memory = open_memory(Settings(home=home, **settings), cwd=home)
+    memory = open_memory(Settings(home=home, **settings), cwd=home, defer_reinforcement=defer_reinforcement)
     memory.embedder.get(120.0)
     return memory
 

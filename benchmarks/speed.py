@@ -4,8 +4,9 @@ Bullets are developer knowledge written from templates (commands, errors, config
 and numbers). To keep the build of a 100k store within minutes, 2,000 of them are embedded with the
 shipped model and the others take the vector of one of those plus small noise (re-normalised): the
 indexes see realistic vector geometry, and every query is embedded for real. Queries are paraphrase-like
-questions. Reported: p50/p95 of `recall` in-process (query embedding and the reinforcement write
-included), of `recall` through the MCP stdio client, of `remember`, and the peak RSS of the process.
+questions. Reported: p50/p95 of `recall` in-process as the MCP server runs it (query embedding included;
+the reinforcement write is recorded on a background thread after the answer), of `remember`, and the
+peak RSS of the process.
 
     python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200]
 """
@@ -62,7 +63,7 @@ def percentiles(values: list[float]) -> str:
 
 
 def build(size: int) -> tuple[Memory, list[str]]:
-    memory = fresh_memory()
+    memory = fresh_memory(defer_reinforcement=True)  # as the MCP server runs it
     embedder = memory.embedder.get(60)
     pool_texts = texts(min(size, 2000), seed=1)
     pool = np.asarray(embedder.embed(pool_texts), dtype=np.float32)

@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memx_mcp.config import Settings
 from memx_mcp.errors import InvalidInputError, InvalidScopeError, NotFoundError
-from memx_mcp.memory import Memory
+from memx_mcp.memory import Memory, ReadyEmbedder
+from memx_mcp.store.embedder import FastEmbedEmbedder
+from memx_mcp.store.lance import LanceStore
 
 from .conftest import Clock
 
@@ -191,3 +196,13 @@ def test_old_bullets_recalled_fifteen_times_keep_full_weight(memory: Memory, clo
         memory.recall("pytest parallel")
     clock.advance(days=365)
     assert memory.recall("pytest parallel").hits[0].score.decay == 1.0
+
+
+def test_deferred_reinforcement_is_recorded_after_the_answer(
+    settings: Settings, store: LanceStore, embedder: FastEmbedEmbedder, clock: Clock, tmp_path: Path
+) -> None:
+    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path, defer_reinforcement=True)
+    b = memory.remember(PYTEST).bullet
+    memory.recall("pytest parallel")
+    memory.flush()
+    assert memory.store.get([b.id])[0].recall_count == 1

@@ -46,11 +46,18 @@ def open_store(settings: Settings, *, allow_model_change: bool = False) -> Lance
 
 
 def open_memory(
-    settings: Settings, *, cwd: Path | None = None, allow_model_change: bool = False, preload: bool = True
+    settings: Settings,
+    *,
+    cwd: Path | None = None,
+    allow_model_change: bool = False,
+    preload: bool = True,
+    defer_reinforcement: bool = False,
 ) -> Memory:
-    """``preload`` starts loading the model while the store opens; otherwise it loads on first use."""
+    """``preload`` starts loading the model while the store opens; otherwise it loads on first use.
+    ``defer_reinforcement`` records recalls off the answer's path (the long-running server)."""
     settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     embedder = make_embedder(settings)
     if preload:
         embedder.start()
-    return Memory(settings, open_store(settings, allow_model_change=allow_model_change), embedder, cwd=cwd)
+    store = open_store(settings, allow_model_change=allow_model_change)
+    return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement)

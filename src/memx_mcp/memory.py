@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,7 +109,10 @@ class Memory:
         clock: Callable[[], datetime] = utcnow,
         cwd: Path | None = None,
         sanitizer: PrivacySanitizer | None = None,
+        defer_reinforcement: bool = False,
     ) -> None:
+        """``defer_reinforcement``: recall answers first and records its recalls on a background thread
+        (the server does this; ``flush`` waits for it)."""
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -116,6 +120,10 @@ class Memory:
         self.cwd = cwd or Path.cwd()
         self.sanitizer = sanitizer or PrivacySanitizer()
         self._current: Scope | None = None
+        self._writer: ThreadPoolExecutor | None = None
+        if defer_reinforcement:
+            # concurrent.futures joins its workers at interpreter exit: queued writes still land.
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-reinforce")
         self.curator_params = curator.CuratorParams(
             merge_threshold=settings.merge_threshold,
             conflict_threshold=settings.conflict_threshold,
@@ -291,11 +299,23 @@ class Memory:
             notes.append(note)
         result = generate(self.store, request, vectors[0] if vectors else None, self.retrieval_params, notes)
         if reinforce and result.hits:
-            try:
-                self.store.mark_recalled([h.bullet.id for h in result.hits], request.now)
-            except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
-                log.warning("could not record recalls: %s", exc)
+            ids = [h.bullet.id for h in result.hits]
+            if self._writer is not None:
+                self._writer.submit(self._reinforce, ids, request.now)
+            else:
+                self._reinforce(ids, request.now)
         return result
+
+    def _reinforce(self, ids: list[str], now: datetime) -> None:
+        try:
+            self.store.mark_recalled(ids, now)
+        except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
+            log.warning("could not record recalls: %s", exc)
+
+    def flush(self) -> None:
+        """Wait for deferred reinforcement writes."""
+        if self._writer is not None:
+            self._writer.submit(lambda: None).result()
 
     @staticmethod
     def _clamp(name: str, value: int | None, default: int, cap: int, notes: list[str]) -> int:
