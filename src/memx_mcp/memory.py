@@ -6,7 +6,6 @@ reinforcement on reads. Dependencies arrive ready-made from the composition root
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +17,15 @@ from . import curator
 from .config import Settings
 from .decay import DecayParams
 from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError
+from .inputs import (
+    MAX_CONTENT_CHARS,
+    MAX_IDS,
+    MAX_QUERY_CHARS,
+    MAX_RESULTS_CAP,
+    TOKEN_BUDGET_CAP,
+    clean_text,
+    mostly_cjk,
+)
 from .models import (
     Bullet,
     Conflict,
@@ -41,13 +49,6 @@ from .store.lance import LanceStore
 from .store.protocols import Embedder
 
 log = logging.getLogger(__name__)
-
-MAX_CONTENT_CHARS = 4000
-MAX_QUERY_CHARS = 2000
-MAX_RESULTS_CAP = 50
-TOKEN_BUDGET_CAP = 50_000
-MAX_IDS = 200
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class EmbedderSource(Protocol):
@@ -76,27 +77,6 @@ class ReadyEmbedder:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def mostly_cjk(text: str) -> bool:
-    from .retrieval.tokenize import cjk_char_count
-
-    letters = sum(1 for c in text if c.isalnum())
-    return letters > 0 and cjk_char_count(text) / letters > 0.5
-
-
-def clean_text(text: str, what: str, limit: int) -> str:
-    """Refuse empty, binary and over-long text with a message that says what to do."""
-    if not isinstance(text, str):
-        raise InvalidInputError(f"{what} must be text")
-    stripped = text.strip()
-    if not stripped:
-        raise InvalidInputError(f"{what} is empty")
-    if "\x00" in stripped or len(_CONTROL.findall(stripped)) > max(8, len(stripped) // 100):
-        raise InvalidInputError(f"{what} looks binary (control characters); send plain text")
-    if len(stripped) > limit:
-        raise InvalidInputError(f"{what} is {len(stripped)} characters; the limit is {limit}: shorten it")
-    return stripped
 
 
 class Memory:

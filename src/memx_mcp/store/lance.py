@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from ..errors import ModelMismatchError, SchemaVersionError, StoreError
 from ..models import Bullet, Conflict, Status
 from .lock import file_lock
+from .reflections import ReflectionLog
 from .rows import (
     bullet_schema,
     bullets_table,
@@ -62,7 +63,7 @@ def _retry(action: Callable[[], T], what: str, attempts: int = 6) -> T:
     raise AssertionError("unreachable")
 
 
-class LanceStore:
+class LanceStore(ReflectionLog):
     def __init__(
         self,
         root: Path,
@@ -344,33 +345,6 @@ class LanceStore:
                 self._db.drop_table(old)
             except Exception as exc:
                 log.warning("could not drop the old table %s: %s", old, exc)
-
-    # -- reflection progress --------------------------------------------------------------------------
-
-    def reflected_upto(self, key: str) -> int:
-        """How many steps of transcript ``key`` were already reflected (0 for a new one)."""
-        state = self._reflected()
-        entry = state.get(key)
-        return int(entry.get("steps", 0)) if isinstance(entry, dict) else 0
-
-    def mark_reflected(self, key: str, steps: int) -> None:
-        with self.write_lock():
-            state = self._reflected()
-            state[key] = {"steps": steps, "at": datetime.now().astimezone().isoformat()}
-            path = self.root / "reflected.json"
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
-            os.chmod(tmp, 0o600)
-            tmp.replace(path)
-
-    def _reflected(self) -> dict[str, Any]:
-        path = self.root / "reflected.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        except (OSError, ValueError):
-            log.warning("reflected.json unreadable: starting over (the Curator still merges duplicates)")
-            data = {}
-        return data if isinstance(data, dict) else {}
 
     # -- conflicts ------------------------------------------------------------------------------------
 
