@@ -142,22 +142,36 @@ class Reflector:
 
     def _accept_llm(self, v: Verdict, step: int, turn: int, report: ReflectReport) -> None:
         content = self.sanitizer.mask(" ".join(v.bullet.split()))[:400]
-        if v.score < self.min_score:
-            report.dropped.append(
-                Dropped("llm", step, content, f"score {v.score:.0f} < min_score {self.min_score:.0f}")
-            )
+        self._add(report, content, "llm", step, turn, round(v.score, 1), 0.7, "llm", v.section, v.knowledge_type)
+
+    def _add(
+        self,
+        report: ReflectReport,
+        content: str,
+        rule: str,
+        step: int,
+        turn: int,
+        score: float,
+        confidence: float,
+        source: str,
+        section: Section | None,
+        ktype: KnowledgeType | None,
+    ) -> None:
+        """Keep a sanitized bullet, or drop it with the reason when its score is under min_score."""
+        if score < self.min_score:
+            report.dropped.append(Dropped(rule, step, content, f"score {score:.0f} < min_score {self.min_score:.0f}"))
             return
         cls = classify(content)
         meta = extract_metadata(content)
         report.bullets.append(
             Distilled(
                 content,
-                v.section or cls.section,
-                v.knowledge_type or cls.knowledge_type,
-                round(v.score, 1),
-                0.7,
-                "llm",
-                "llm",
+                section or cls.section,
+                ktype or cls.knowledge_type,
+                score,
+                confidence,
+                source,
+                rule,
                 step,
                 turn,
                 meta.tools,
@@ -185,29 +199,7 @@ class Reflector:
                     content = self.sanitizer.mask(" ".join(verdict.bullet.split()))[:400]
                 score, source = round((rule_score + verdict.score) / 2, 1), "hybrid"
                 section, ktype = verdict.section or section, verdict.knowledge_type or ktype
-            if score < self.min_score:
-                report.dropped.append(
-                    Dropped(c.rule, c.step, content, f"score {score:.0f} < min_score {self.min_score:.0f}")
-                )
-                return
-            cls = classify(content)
-            meta = extract_metadata(content)
-            report.bullets.append(
-                Distilled(
-                    content,
-                    section or cls.section,
-                    ktype or cls.knowledge_type,
-                    score,
-                    c.confidence,
-                    source,
-                    c.rule,
-                    c.step,
-                    c.turn,
-                    meta.tools,
-                    meta.entities,
-                    meta.tags,
-                )
-            )
+            self._add(report, content, c.rule, c.step, c.turn, score, c.confidence, source, section, ktype)
         except Exception as exc:  # never store what could not be processed (and sanitized)
             log.warning("candidate dropped: %s", type(exc).__name__)
             report.dropped.append(Dropped(c.rule, c.step, "", f"could not be processed: {type(exc).__name__}"))
