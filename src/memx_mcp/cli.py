@@ -241,9 +241,12 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> None:
         _emit(args, ListOut(bullets=[BulletOut.of(b) for b in bullets]), render.list_text)
     elif args.command == "export":
         target = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+        total = memory.store.count()
         try:
-            for record in maintenance.export(memory, vectors=args.vectors):
+            for n, record in enumerate(maintenance.export(memory, vectors=args.vectors), 1):
                 target.write(json.dumps(record, ensure_ascii=False) + "\n")
+                if args.output:  # stdout carries the data: the bar goes to stderr, on a terminal only
+                    _progress(n, total)
         finally:
             if args.output:
                 target.close()
