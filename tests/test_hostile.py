@@ -191,7 +191,9 @@ def secret_transcript() -> str:
 
 def test_secrets_never_land_in_files_logs_or_llm_requests(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    path = tmp_path / "secrets.jsonl"
+    folder = tmp_path / "home-of-janedoe-private"
+    folder.mkdir()
+    path = folder / "secrets.jsonl"
     path.write_text(secret_transcript())
     with MessagesAPI("keep").running() as api:
         env = env_for(home, ANTHROPIC_API_KEY="loopback", MEMX_LLM_BASE_URL=api.url, MEMX_LOG_LEVEL="DEBUG")
@@ -217,6 +219,7 @@ def test_secrets_never_land_in_files_logs_or_llm_requests(tmp_path: Path) -> Non
     assert out["llm_calls"] >= 1 and out["added"] >= 1
     sent = json.dumps(api.requests)
     stored = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
+    assert b"home-of-janedoe-private" not in stored  # the transcript's path is not kept either
     for kind, value in SECRETS.items():
         needle = value.strip("/").split("/")[-1] if kind == "user" else value
         assert needle not in sent, f"{kind} sent to the LLM"

@@ -223,7 +223,7 @@ def record_to_bullet(memory: Memory, record: dict[str, Any], default_scope: str)
         last_recalled_at=_time(record["last_recalled_at"], now) if record.get("last_recalled_at") else None,
         recall_count=int(record.get("recall_count", 0)),
         status=Status(record.get("status") or "active"),
-        origin=str(record.get("origin", "import"))[:500],
+        origin=memory.sanitizer.mask(str(record.get("origin", "import")))[:500],
         vector=tuple(float(x) for x in vector) if vector is not None else None,
     )
 

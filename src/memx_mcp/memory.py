@@ -193,7 +193,7 @@ class Memory:
             tools=meta.tools,
             entities=meta.entities,
             tags=tuple(dict.fromkeys((*meta.tags, *clean_tags))),
-            origin=origin[:500],
+            origin=self.sanitizer.mask(origin)[:500],
             vector=vectors[0] if vectors else None,
         )
         notes = (note,) if note else ()
@@ -247,7 +247,9 @@ class Memory:
             return merged
         from .anthropic_refiner import make_refiner
 
-        refiner, _ = make_refiner(self.settings.llm_model, self.settings.llm_base_url, self.settings.llm_timeout)
+        # This runs under the store's write lock: keep the wait short so other writers are not held up.
+        timeout = min(self.settings.llm_timeout, 5.0)
+        refiner, _ = make_refiner(self.settings.llm_model, self.settings.llm_base_url, timeout)
         if refiner is None:
             return merged
         kept, other = (new, existing) if merged.content.startswith(new.content.strip()) else (existing, new)

@@ -62,8 +62,8 @@ def allowed_path(raw: str, cwd: Path) -> Path:
 def transcript_key(text: str, session_id: str, path: Path | None) -> str:
     if session_id:
         return f"session:{session_id}"
-    if path is not None:
-        return f"path:{path.resolve()}"
+    if path is not None:  # hashed: a path may name the user (/home/NAME/…), and keys are stored
+        return "path:" + hashlib.sha256(str(path.resolve()).encode("utf-8", "replace")).hexdigest()[:24]
     return "sha:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
 
 
@@ -126,6 +126,7 @@ def reflect(
 
 
 def _bullet(d: Distilled, scope: str, origin: str, now: datetime, vector: tuple[float, ...] | None) -> Bullet:
+    """``origin`` is the transcript key: a session id or a hash, never a raw path."""
     return Bullet(
         id=new_id(),
         content=d.content,
