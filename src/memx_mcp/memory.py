@@ -100,6 +100,7 @@ class Memory:
         self.cwd = cwd or Path.cwd()
         self.sanitizer = sanitizer or PrivacySanitizer()
         self._current: Scope | None = None
+        self._terms: dict[str, tuple[str, frozenset[str]]] = {}  # bullet id → (content, its terms)
         self._writer: ThreadPoolExecutor | None = None
         if defer_reinforcement:
             # concurrent.futures joins its workers at interpreter exit: queued writes still land.
@@ -279,7 +280,9 @@ class Memory:
             vectors, note = None, "CJK query: keyword layers only (the embedding model is English)"
         if note:
             notes.append(note)
-        result = generate(self.store, request, vectors[0] if vectors else None, self.retrieval_params, notes)
+        result = generate(
+            self.store, request, vectors[0] if vectors else None, self.retrieval_params, notes, self._terms
+        )
         if reinforce and result.hits:
             ids = [h.bullet.id for h in result.hits]
             if self._writer is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -114,19 +114,34 @@ def score_bullet(
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
 
 
+def _terms_of(bullet: Bullet, cache: MutableMapping[str, tuple[str, frozenset[str]]] | None) -> frozenset[str]:
+    """A bullet's terms, from ``cache`` while its content is unchanged (tokenizing is the costly part)."""
+    if cache is None:
+        return bullet_terms(bullet)
+    hit = cache.get(bullet.id)
+    if hit is not None and hit[0] == bullet.content:
+        return hit[1]
+    terms = bullet_terms(bullet)
+    if len(cache) > 50_000:
+        cache.clear()
+    cache[bullet.id] = (bullet.content, terms)
+    return terms
+
+
 def recall(
     source: CandidateSource,
     request: RecallRequest,
     query_vector: Sequence[float] | None,
     params: RetrievalParams,
     notes: Sequence[str] = (),
+    terms_cache: MutableMapping[str, tuple[str, frozenset[str]]] | None = None,
 ) -> RecallResult:
     """Rank the visible bullets for ``request.query`` and pack the best into the budget."""
     terms = query_terms(request.query)
     scopes = request.scope.visible()
     found, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
     qvec = np.asarray(query_vector, dtype=np.float32) if vector_ok and query_vector is not None else None
-    own = {b.id: bullet_terms(b) for b in found.values()}
+    own = {b.id: _terms_of(b, terms_cache) for b in found.values()}
     weights = local_idf(terms, list(own.values()))
     hits = [score_bullet(b, terms, qvec, request, params, weights, own[b.id]) for b in found.values()]
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]

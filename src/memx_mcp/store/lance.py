@@ -31,6 +31,7 @@ from .rows import (
     row_to_bullet,
     row_to_conflict,
 )
+from .vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class LanceStore(ReflectionLog):
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0))
+        self._vectors = VectorIndex(root / "generation")
         with self.write_lock():
             meta = self._load_or_create_meta()
             if not allow_model_change:
@@ -151,9 +153,13 @@ class LanceStore(ReflectionLog):
         return self._db.create_table(name, schema=schema, exist_ok=True)
 
     def _ensure_fts(self) -> None:
-        from lancedb.index import FTS
+        """The full-text index on ``terms`` and a B-tree on ``id`` (fetching candidates by id)."""
+        from lancedb.index import FTS, BTree
 
-        if any(ix.index_type == "FTS" for ix in self._bullets.list_indices()):
+        indices = self._bullets.list_indices()
+        if not any(list(ix.columns) == ["id"] for ix in indices):
+            self._bullets.create_index("id", config=BTree(), replace=True)
+        if any(ix.index_type == "FTS" for ix in indices):
             return
         config = FTS(
             base_tokenizer="whitespace",  # memx tokenizes `terms` itself (code parts, CJK bigrams)
@@ -185,7 +191,9 @@ class LanceStore(ReflectionLog):
                 finally:
                     self._depth = 0
 
-    def _after_write(self) -> None:
+    def _after_write(self, vectors_changed: bool = True) -> None:
+        if vectors_changed:
+            self._vectors.bump()
         if self._bullets.version % self.optimize_every == 0:
             self.optimize()
 
@@ -213,7 +221,7 @@ class LanceStore(ReflectionLog):
             _retry(lambda: self._bullets.add(data, on_bad_vectors="null"), "add")
             self._after_write()
 
-    def upsert(self, bullets: Sequence[Bullet]) -> None:
+    def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None:
         if not bullets:
             return
         with self.write_lock():
@@ -227,7 +235,7 @@ class LanceStore(ReflectionLog):
                 ),  # a bullet stored while the model was away
                 "upsert",
             )
-            self._after_write()
+            self._after_write(vectors_changed)
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
@@ -254,7 +262,14 @@ class LanceStore(ReflectionLog):
         return f"status = 'active' AND scope IN {sql_list(scopes)}"
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]:
-        return [b for b, _ in self.vector_search(vector, self._visible(scopes), limit)]
+        return [b for b, _ in self.similar(vector, scopes, limit)]
+
+    def similar(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
+        """Active bullets of ``scopes`` nearest to ``vector``, from the in-memory vector index."""
+        self._vectors.refresh(self._bullets)
+        found = self._vectors.search(vector, scopes, limit)
+        bullets = {b.id: b for b in self.get([i for i, _ in found])}
+        return [(bullets[i], s) for i, s in found if i in bullets and bullets[i].status is Status.ACTIVE]
 
     def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
         """Nearest bullets under ``where`` (applied before ranking) with their cosine similarity."""
@@ -268,7 +283,7 @@ class LanceStore(ReflectionLog):
         return [(row_to_bullet(r), 1.0 - float(r["_distance"])) for r in rows]
 
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
-        return self.vector_search(vector, f"status = 'active' AND scope = {sql_str(scope)}", limit)
+        return self.similar(vector, [scope], limit)
 
     def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]:
         return [b for b, _ in self.keyword_search(terms, scopes, limit)]
@@ -277,7 +292,7 @@ class LanceStore(ReflectionLog):
         """Full-text (BM25) matches under the scope/status filter, with their BM25 scores."""
         if not terms:
             return []
-        columns = [*bullet_schema(self.dim).names, "_score"]
+        columns = [*(n for n in bullet_schema(self.dim).names if n != "terms"), "_score"]
         rows = (
             self._bullets.search(" ".join(terms), query_type="fts")
             .where(self._visible(scopes), prefilter=True)
@@ -305,7 +320,8 @@ class LanceStore(ReflectionLog):
             return
         with self.write_lock():
             bullets = self.get(ids)
-            self.upsert([b.with_changes(recall_count=b.recall_count + 1, last_recalled_at=now) for b in bullets])
+            reinforced = [b.with_changes(recall_count=b.recall_count + 1, last_recalled_at=now) for b in bullets]
+            self.upsert(reinforced, vectors_changed=False)
 
     def all_bullets(self, where: str | None = None) -> list[Bullet]:
         table = (
@@ -341,6 +357,7 @@ class LanceStore(ReflectionLog):
             self.model_name, self.dim = model_name, dim
             self._bullets_name, self._bullets = new, table
             self._ensure_fts()
+            self._vectors.bump()
             try:
                 self._db.drop_table(old)
             except Exception as exc:
