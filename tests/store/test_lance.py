@@ -152,3 +152,18 @@ def test_an_older_store_is_migrated_to_the_current_schema(tmp_path: Path) -> Non
     meta = json.loads((tmp_path / "meta.json").read_text())
     assert meta["schema_version"] == 1 and meta["migrated_from"] == 0
     assert [b.id for b in reopened.all_bullets()] == ["b_0001"]
+
+
+def test_the_vector_index_follows_writes_in_this_process_and_others(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(0, scope="project:a"), bullet(1, scope="project:a")])
+    assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0000"]
+    s.add([bullet(4, scope="project:a")])  # same direction as b_0000: updated in place
+    assert {b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 2)} == {"b_0000", "b_0004"}
+    s.set_status(["b_0000"], Status.ARCHIVED, T0)
+    assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0004"]
+    other = open_store(tmp_path)  # another process's view
+    other.delete(["b_0004"])
+    assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0001"]
+    s.set_status(["b_0000"], Status.ACTIVE, T0)  # restored: reloaded with its vector
+    assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0000"]

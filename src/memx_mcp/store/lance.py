@@ -191,9 +191,14 @@ class LanceStore(ReflectionLog):
                 finally:
                     self._depth = 0
 
-    def _after_write(self, vectors_changed: bool = True) -> None:
-        if vectors_changed:
-            self._vectors.bump()
+    def _after_write(
+        self, changed: Sequence[Bullet] = (), removed: Sequence[str] = (), exact: bool = True, vectors: bool = True
+    ) -> None:
+        """Tell the vector index what changed (readers elsewhere reload), and compact now and then."""
+        if vectors:
+            added = [(b.id, b.scope, b.vector if b.status is Status.ACTIVE else None) for b in changed]
+            gone = [*removed, *(b.id for b in changed if b.status is not Status.ACTIVE)]
+            self._vectors.bump(added, gone, exact)
         if self._bullets.version % self.optimize_every == 0:
             self.optimize()
 
@@ -219,7 +224,7 @@ class LanceStore(ReflectionLog):
         with self.write_lock():
             data = bullets_table(bullets, self.dim)
             _retry(lambda: self._bullets.add(data, on_bad_vectors="null"), "add")
-            self._after_write()
+            self._after_write(changed=bullets)
 
     def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None:
         if not bullets:
@@ -235,13 +240,13 @@ class LanceStore(ReflectionLog):
                 ),  # a bullet stored while the model was away
                 "upsert",
             )
-            self._after_write(vectors_changed)
+            self._after_write(changed=bullets, vectors=vectors_changed)
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
             with self.write_lock():
                 _retry(lambda: self._bullets.delete(f"id IN {sql_list(ids)}"), "delete")
-                self._after_write()
+                self._after_write(removed=ids)
 
     def get(self, ids: Sequence[str]) -> list[Bullet]:
         if not ids:
@@ -311,7 +316,9 @@ class LanceStore(ReflectionLog):
                     ),
                     "set_status",
                 )
-                self._after_write()
+                # Archiving removes rows from the index exactly; restoring needs their vectors: reload.
+                archived = status is Status.ARCHIVED
+                self._after_write(removed=ids if archived else (), exact=archived)
 
     def mark_recalled(self, ids: Sequence[str], now: datetime) -> None:
         """One batched write: +1 recall and ``last_recalled_at = now`` for each id (read under the lock,
@@ -357,7 +364,7 @@ class LanceStore(ReflectionLog):
             self.model_name, self.dim = model_name, dim
             self._bullets_name, self._bullets = new, table
             self._ensure_fts()
-            self._vectors.bump()
+            self._vectors.bump(exact=False)
             try:
                 self._db.drop_table(old)
             except Exception as exc:

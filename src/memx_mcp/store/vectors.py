@@ -23,12 +23,38 @@ class VectorIndex:
         self._scopes = np.array([], dtype=object)
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
-    def bump(self) -> None:
-        """Called by writers, under the store's write lock."""
-        value = int(self._read() or 0) + 1
+    def bump(
+        self,
+        added: Sequence[tuple[str, str, Sequence[float] | None]] = (),
+        removed: Sequence[str] = (),
+        exact: bool = True,
+    ) -> None:
+        """Called by writers, under the store's write lock. When this copy was current and the change is
+        known exactly (``added`` rows of id, scope, vector; ``removed`` ids), it is updated in place
+        instead of reloaded; other processes reload on their next search."""
+        before = self._read()
+        value = str(int(before or 0) + 1)
         tmp = self._file.with_name(f"{self._file.name}.{os.getpid()}.tmp")
-        tmp.write_text(str(value))
+        tmp.write_text(value)
         tmp.replace(self._file)
+        if exact and self._seen is not None and self._seen == before:
+            self._apply(added, removed)
+            self._seen = value
+
+    def _apply(self, added: Sequence[tuple[str, str, Sequence[float] | None]], removed: Sequence[str]) -> None:
+        gone = set(removed) | {i for i, _, _ in added}
+        if gone and self._ids:
+            keep = np.fromiter((i not in gone for i in self._ids), dtype=bool, count=len(self._ids))
+            self._ids = [i for i, k in zip(self._ids, keep, strict=True) if k]
+            self._scopes = self._scopes[keep]
+            self._matrix = self._matrix[keep]
+        rows = [(i, s, v) for i, s, v in added if v is not None]
+        if rows:
+            new = np.asarray([v for _, _, v in rows], dtype=np.float32)
+            new /= np.where((n := np.linalg.norm(new, axis=1, keepdims=True)) == 0, 1, n)
+            self._matrix = new if self._matrix.size == 0 else np.vstack([self._matrix, new])
+            self._ids = [*self._ids, *(i for i, _, _ in rows)]
+            self._scopes = np.concatenate([self._scopes, np.asarray([s for _, s, _ in rows], dtype=object)])
 
     def _read(self) -> str:
         try:
