@@ -13,58 +13,34 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..errors import ModelMismatchError, SchemaVersionError, StoreError
-from ..models import Bullet, Conflict, Status
+from ..models import Bullet, Status
+from .conflicts import ConflictTable
 from .lock import file_lock
 from .reflections import ReflectionLog
 from .rows import (
     bullet_schema,
     bullets_table,
     conflict_schema,
-    conflict_to_row,
     row_to_bullet,
-    row_to_conflict,
 )
+from .sql import _retry, sql_list, sql_str
 from .vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 CONFLICTS = "conflicts"
-T = TypeVar("T")
+__all__ = ["LanceStore", "sql_list", "sql_str"]
 
 
-def sql_str(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
-def sql_list(values: Sequence[str]) -> str:
-    return "(" + ", ".join(sql_str(v) for v in values) + ")"
-
-
-def _retry(action: Callable[[], T], what: str, attempts: int = 6) -> T:
-    """Retry LanceDB commit conflicts (another process committed first) with a short backoff."""
-    delay = 0.02
-    for attempt in range(attempts):
-        try:
-            return action()
-        except Exception as exc:
-            text = str(exc).lower()
-            if attempt == attempts - 1 or not ("conflict" in text or "retry" in text):
-                raise
-            log.info("%s: commit conflict, retrying (%s)", what, type(exc).__name__)
-            time.sleep(delay)
-            delay *= 2
-    raise AssertionError("unreachable")
-
-
-class LanceStore(ReflectionLog):
+class LanceStore(ReflectionLog, ConflictTable):
     def __init__(
         self,
         root: Path,
@@ -369,37 +345,3 @@ class LanceStore(ReflectionLog):
                 self._db.drop_table(old)
             except Exception as exc:
                 log.warning("could not drop the old table %s: %s", old, exc)
-
-    # -- conflicts ------------------------------------------------------------------------------------
-
-    def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:
-        if conflicts:
-            with self.write_lock():
-                rows = [conflict_to_row(c) for c in conflicts]
-                _retry(lambda: self._conflicts.add(rows), "add_conflicts")
-
-    def conflicts(self, scopes: Sequence[str], status: str = "open") -> list[Conflict]:
-        where = f"status = {sql_str(status)} AND scope IN {sql_list(scopes)}"
-        return [row_to_conflict(r) for r in self._conflicts.search().where(where).limit(100_000).to_list()]
-
-    def get_conflict(self, conflict_id: str) -> Conflict | None:
-        rows = self._conflicts.search().where(f"id = {sql_str(conflict_id)}").limit(1).to_list()
-        return row_to_conflict(rows[0]) if rows else None
-
-    def conflict_pairs(self) -> set[frozenset[str]]:
-        """Every recorded pair of bullet ids, whatever its status (a scan never records one twice)."""
-        table = self._conflicts.to_arrow().select(["a_id", "b_id"]).to_pylist()
-        return {frozenset((r["a_id"], r["b_id"])) for r in table}
-
-    def resolve_conflicts(self, ids: Sequence[str], resolution: str) -> None:
-        if ids:
-            with self.write_lock():
-                _retry(
-                    lambda: self._conflicts.update(
-                        where=f"id IN {sql_list(ids)}", values={"status": "resolved", "resolution": resolution}
-                    ),
-                    "resolve_conflicts",
-                )
-
-    def count_conflicts(self, status: str = "open") -> int:
-        return int(self._conflicts.count_rows(f"status = {sql_str(status)}"))
