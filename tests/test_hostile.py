@@ -106,6 +106,8 @@ CLI_CASES: list[tuple[list[str], int, str]] = [
     (["import", "/nonexistent.jsonl"], 1, "no such file"),
     (["conflicts", "resolve", "c_x"], 1, "usage"),
     (["recall", "--bogus"], 2, "required: query"),
+    (["list", "--scope", "bad scope"], 1, "invalid scope"),
+    (["remember", "bad \udcff\udcfe bytes in a note about pytest"], 0, "Remembered"),
 ]
 
 

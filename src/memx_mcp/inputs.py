@@ -25,6 +25,8 @@ def clean_text(text: str, what: str, limit: int) -> str:
     """Refuse empty, binary and over-long text with a message that says what to do."""
     if not isinstance(text, str):
         raise InvalidInputError(f"{what} must be text")
+    # Invalid UTF-8 from a command line arrives as lone surrogates: turn those bytes into U+FFFD.
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     stripped = text.strip()
     if not stripped:
         raise InvalidInputError(f"{what} is empty")
