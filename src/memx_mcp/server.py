@@ -101,7 +101,6 @@ async def _run(handle: MemoryHandle, action: Callable[[Memory], CallToolResult])
         raise ToolError(f"internal error ({type(exc).__name__}); see the server log on stderr") from exc
 
 
-Text = Annotated[str, Field(min_length=1, max_length=4000)]
 Scope = Annotated[
     str | None,
     Field(
