@@ -172,9 +172,7 @@ class LanceStore(ReflectionLog, ConflictTable):
     ) -> None:
         """Tell the vector index what changed (readers elsewhere reload), and compact now and then."""
         if vectors:
-            added = [(b.id, b.scope, b.vector if b.status is Status.ACTIVE else None) for b in changed]
-            gone = [*removed, *(b.id for b in changed if b.status is not Status.ACTIVE)]
-            self._vectors.bump(added, gone, exact)
+            self._vectors.bump(changed, removed, exact)
         if self._bullets.version % self.optimize_every == 0:
             self.optimize()
 
@@ -243,13 +241,18 @@ class LanceStore(ReflectionLog, ConflictTable):
         return f"status = 'active' AND scope IN {sql_list(scopes)}"
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]:
-        return [b for b, _ in self.similar(vector, scopes, limit)]
+        """For recall: candidates straight from the in-memory copy (no further query)."""
+        return [b for b, _ in self.similar(vector, scopes, limit, fresh=False)]
 
-    def similar(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
-        """Active bullets of ``scopes`` nearest to ``vector``, from the in-memory vector index."""
-        self._vectors.refresh(self._bullets)
+    def similar(
+        self, vector: Sequence[float], scopes: Sequence[str], limit: int, fresh: bool = True
+    ) -> list[tuple[Bullet, float]]:
+        """Active bullets of ``scopes`` nearest to ``vector``, from the in-memory vector index; ``fresh``
+        reads the rows again from the table (writers need current recall counts)."""
+        self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
         found = self._vectors.search(vector, scopes, limit)
-        bullets = {b.id: b for b in self.get([i for i, _ in found])}
+        ids = [i for i, _ in found]
+        bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids)
         return [(bullets[i], s) for i, s in found if i in bullets and bullets[i].status is Status.ACTIVE]
 
     def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
@@ -273,15 +276,19 @@ class LanceStore(ReflectionLog, ConflictTable):
         """Full-text (BM25) matches under the scope/status filter, with their BM25 scores."""
         if not terms:
             return []
-        columns = [*(n for n in bullet_schema(self.dim).names if n != "terms"), "_score"]
+        self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
         rows = (
             self._bullets.search(" ".join(terms), query_type="fts")
             .where(self._visible(scopes), prefilter=True)
-            .select(columns)
+            .select(["id", "_score"])
             .limit(limit)
             .to_list()
         )
-        return [(row_to_bullet(r), float(r["_score"])) for r in rows]
+        scores = {r["id"]: float(r["_score"]) for r in rows}
+        known = self._vectors.bullets(list(scores))
+        missing = [i for i in scores if i not in known]  # bullets without a vector are not in the copy
+        known.update({b.id: b for b in self.get(missing)})
+        return [(known[i], score) for i, score in scores.items() if i in known]
 
     def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None:
         if ids:
@@ -305,6 +312,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             bullets = self.get(ids)
             reinforced = [b.with_changes(recall_count=b.recall_count + 1, last_recalled_at=now) for b in bullets]
             self.upsert(reinforced, vectors_changed=False)
+            self._vectors.reinforce([b.id for b in bullets], now)
 
     def all_bullets(self, where: str | None = None) -> list[Bullet]:
         table = (
