@@ -52,12 +52,14 @@ class VectorIndex:
             self._apply(added, removed)
             self._seen = value
 
-    def _set(self, rows: pa.Table, matrix: np.ndarray) -> None:
+    def _set(self, rows: pa.Table, matrix: np.ndarray, normalized: bool = False) -> None:
         self._rows = rows
         self._ids = rows.column("id").to_pylist()
         self._where = {i: n for n, i in enumerate(self._ids)}
         self._scopes = np.asarray(rows.column("scope").to_pylist(), dtype=object)
-        if matrix.size:
+        if matrix.size and normalized:
+            self._matrix = matrix
+        elif matrix.size:
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             self._matrix = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
         else:
@@ -65,18 +67,30 @@ class VectorIndex:
 
     def _apply(self, added: Sequence[Bullet], removed: Sequence[str]) -> None:
         assert self._rows is not None
-        gone = set(removed) | {b.id for b in added}
+        gone = {i for i in (*removed, *(b.id for b in added)) if i in self._where}
         rows, matrix = self._rows, self._matrix
-        if gone and self._ids:
+        if gone:
             keep = np.fromiter((i not in gone for i in self._ids), dtype=bool, count=len(self._ids))
             rows, matrix = rows.filter(pa.array(keep)), matrix[keep]
         new = [b for b in added if b.vector is not None and b.status is Status.ACTIVE]
-        if new:
-            fresh = bullets_table(new, len(new[0].vector or ())).drop_columns(list(_SKIP))
+        if not new:
+            if gone:
+                self._set(rows, matrix, normalized=True)
+            return
+        fresh = bullets_table(new, len(new[0].vector or ())).drop_columns(list(_SKIP))
+        vectors = np.asarray([b.vector for b in new], dtype=np.float32)
+        vectors /= np.where((n := np.linalg.norm(vectors, axis=1, keepdims=True)) == 0, 1, n)
+        if gone or not rows.num_rows:
             rows = pa.concat_tables([rows, fresh.cast(rows.schema)]) if rows.num_rows else fresh
-            vectors = np.asarray([b.vector for b in new], dtype=np.float32)
-            matrix = vectors if matrix.size == 0 else np.vstack([matrix, vectors])
-        self._set(rows, matrix)
+            self._set(rows, vectors if matrix.size == 0 else np.vstack([matrix, vectors]), normalized=True)
+            return
+        # Only additions (the common write): extend in place instead of rebuilding the lookups.
+        self._rows = pa.concat_tables([rows, fresh.cast(rows.schema)])
+        start = len(self._ids)
+        self._ids.extend(b.id for b in new)
+        self._where.update({b.id: start + k for k, b in enumerate(new)})
+        self._scopes = np.concatenate([self._scopes, np.asarray([b.scope for b in new], dtype=object)])
+        self._matrix = np.vstack([matrix, vectors])
 
     def refresh(self, table: Any, columns: Sequence[str]) -> None:
         current = self._read()
