@@ -15,11 +15,10 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
-from harness import fresh_memory, load, memx
+from harness import bullet_record, fresh_memory, load, memx
 
 DATA = Path(__file__).parent / "data" / "cjk"
 SETS = {"jsquad": DATA / "jsquad" / "valid-v1.3.json", "cmrc2018": DATA / "cmrc2018" / "cmrc2018_dev.json"}
-CREATED = "2026-01-01T00:00:00+00:00"
 
 
 def bigrams(text: str) -> str:
@@ -58,21 +57,7 @@ def main() -> None:
         for a, article in enumerate(data):
             for p, para in enumerate(article["paragraphs"]):
                 pid = f"{name}-{a}-{p}"
-                rows.append(
-                    {
-                        "id": pid,
-                        "content": para["context"],
-                        "scope": f"project:{name}",
-                        "created_at": CREATED,
-                        "updated_at": CREATED,
-                        "section": "GENERAL",
-                        "knowledge_type": "KNOWLEDGE",
-                        "instructivity_score": 50,
-                        "tools": [],
-                        "entities": [],
-                        "tags": [],
-                    }
-                )
+                rows.append(bullet_record(pid, para["context"], f"project:{name}"))
                 questions += [(q["question"], pid) for q in para["qas"]]
         if args.limit:
             questions = questions[: args.limit]

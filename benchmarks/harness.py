@@ -33,6 +33,27 @@ def _model_cache() -> Path:
     return (WORK / "models").resolve()
 
 
+CREATED = "2026-01-01T00:00:00+00:00"
+
+
+def bullet_record(bullet_id: str, content: str, scope: str) -> dict[str, Any]:
+    """An import record with everything fixed but the text: one creation time for all (decay and
+    recency neutral), no metadata, a neutral score."""
+    return {
+        "id": bullet_id,
+        "content": content,
+        "scope": scope,
+        "created_at": CREATED,
+        "updated_at": CREATED,
+        "section": "GENERAL",
+        "knowledge_type": "KNOWLEDGE",
+        "instructivity_score": 50,
+        "tools": [],
+        "entities": [],
+        "tags": [],
+    }
+
+
 def load(memory: Memory, records: Iterable[dict[str, Any]]) -> float:
     """Import records (each with an id: restored as they are, embedded in batches). Returns seconds."""
     start = time.perf_counter()

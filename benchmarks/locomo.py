@@ -18,10 +18,9 @@ import json
 import time
 from pathlib import Path
 
-from harness import PlainBM25, bm25, fresh_memory, load, memx, vector
+from harness import PlainBM25, bm25, bullet_record, fresh_memory, load, memx, vector
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
-CREATED = "2026-01-01T00:00:00+00:00"
 
 
 def records(conversations: list[dict]) -> list[dict]:
@@ -39,21 +38,7 @@ def records(conversations: list[dict]) -> list[dict]:
                     text += f" [shared a photo: {t['blip_caption']}]"
                 context = f" (replying to {previous[:300]})" if previous else ""
                 previous = f"{t['speaker']}: {t['text']}"
-                out.append(
-                    {
-                        "id": f"c{n}-{t['dia_id']}",
-                        "content": text + context,
-                        "scope": f"project:locomo-{n}",
-                        "created_at": CREATED,
-                        "updated_at": CREATED,
-                        "section": "GENERAL",
-                        "knowledge_type": "KNOWLEDGE",
-                        "instructivity_score": 50,
-                        "tools": [],
-                        "entities": [],
-                        "tags": [],
-                    }
-                )
+                out.append(bullet_record(f"c{n}-{t['dia_id']}", text + context, f"project:locomo-{n}"))
     return out
 
 
