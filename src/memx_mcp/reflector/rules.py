@@ -75,6 +75,29 @@ def _context(steps: Sequence[Step], start: int, end: int, limit: int = 3000) -> 
     return "\n".join(parts)[:limit]
 
 
+def _candidate(
+    rule: str,
+    step: Step,
+    key: str,
+    facts: dict[str, str],
+    steps: Sequence[Step],
+    context_from: int,
+    context_to: int | None = None,
+    confidence: float | None = None,
+) -> Candidate:
+    """A candidate of ``rule`` at ``step``; its key is prefixed by the rule, its context is the steps
+    from ``context_from`` to ``context_to`` (default: the step itself)."""
+    return Candidate(
+        rule,
+        CONFIDENCE[rule] if confidence is None else confidence,
+        step.index,
+        step.turn,
+        f"{rule}:{key}",
+        facts,
+        _context(steps, context_from, step.index if context_to is None else context_to),
+    )
+
+
 def _is_exec(step: Step) -> bool:
     return step.role == "tool" and isinstance(step.tool_input.get("command"), str)
 
@@ -152,17 +175,7 @@ def error_episodes(t: Transcript) -> list[Candidate]:
             "attempts": str(len(attempts)),
             "outcome": "succeeded" if not resolution.is_error else "got past this error",
         }
-        found.append(
-            Candidate(
-                rule,
-                CONFIDENCE[rule],
-                i,
-                fail.turn,
-                f"{rule}:{key}:{signature}",
-                facts,
-                _context(steps, i - 1, resolution.index),
-            )
-        )
+        found.append(_candidate(rule, fail, f"{key}:{signature}", facts, steps, i - 1, resolution.index))
     return found
 
 
@@ -197,32 +210,12 @@ def config_changes(t: Transcript) -> list[Candidate]:
                 "set": "; ".join(f"{k}: {v}" for k, v in list(added.items())[:3]) if not changed else "",
                 "why": why,
             }
-            key = f"ConfigChangeRule:{name}:{sorted(changed or added)}"
-            found.append(
-                Candidate(
-                    "ConfigChangeRule",
-                    CONFIDENCE["ConfigChangeRule"],
-                    s.index,
-                    s.turn,
-                    key,
-                    facts,
-                    _context(t.steps, s.index - 3, s.index),
-                )
-            )
+            key = f"{name}:{sorted(changed or added)}"
+            found.append(_candidate("ConfigChangeRule", s, key, facts, t.steps, s.index - 3))
         elif _is_exec(s):
             for var, value in _EXPORT.findall(s.command):
                 facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": _why_before(t.steps, s.index)}
-                found.append(
-                    Candidate(
-                        "ConfigChangeRule",
-                        CONFIDENCE["ConfigChangeRule"],
-                        s.index,
-                        s.turn,
-                        f"ConfigChangeRule:export:{var}",
-                        facts,
-                        _context(t.steps, s.index - 2, s.index),
-                    )
-                )
+                found.append(_candidate("ConfigChangeRule", s, f"export:{var}", facts, t.steps, s.index - 2))
     return found
 
 
@@ -239,17 +232,7 @@ def new_tools(t: Transcript) -> list[Candidate]:
             packages = [w for w in m.group("rest").split() if not w.startswith(("-", ".", "/")) and w != "&&"]
             if packages:
                 facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": _why_before(t.steps, s.index)}
-                found.append(
-                    Candidate(
-                        "NewToolRule",
-                        CONFIDENCE["NewToolRule"],
-                        s.index,
-                        s.turn,
-                        f"NewToolRule:install:{cmd}",
-                        facts,
-                        _context(t.steps, s.index - 2, s.index),
-                    )
-                )
+                found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
             continue
         prog = program(cmd)
         if prog and prog not in COMMON_CLIS and re.fullmatch(r"[a-z][\w.-]{0,30}", prog):
@@ -268,18 +251,7 @@ def new_tools(t: Transcript) -> list[Candidate]:
             "examples": " | ".join(examples),
             "uses": str(len(steps)),
         }
-        first = steps[0]
-        found.append(
-            Candidate(
-                "NewToolRule",
-                CONFIDENCE["NewToolRule"],
-                first.index,
-                first.turn,
-                f"NewToolRule:cli:{prog}",
-                facts,
-                _context(t.steps, first.index - 1, first.index),
-            )
-        )
+        found.append(_candidate("NewToolRule", steps[0], f"cli:{prog}", facts, t.steps, steps[0].index - 1))
     return found
 
 
@@ -318,14 +290,8 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
         confidence = min(0.8, 0.5 + 0.05 * (len(steps) - 3))
         facts = {"command": cmd, "times": str(len(steps)), "description": description}
         found.append(
-            Candidate(
-                "RepetitiveOpRule",
-                round(confidence, 2),
-                steps[0].index,
-                steps[0].turn,
-                f"RepetitiveOpRule:{cmd}",
-                facts,
-                _context(t.steps, steps[0].index, steps[0].index),
+            _candidate(
+                "RepetitiveOpRule", steps[0], cmd, facts, t.steps, steps[0].index, confidence=round(confidence, 2)
             )
         )
     return found
