@@ -24,6 +24,13 @@ S = PrivacySanitizer()
         ("server at 203.0.113.45 answered", "ip_address", "203.0.113.45"),
         ("export SNYK_TOKEN=1f9e2c7d-4b3a-4c8e-9d21-0a7b6c5d4e3f", "secret_assignment", "1f9e2c7d"),
         ("random 9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5 key", "high_entropy", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"),
+        ("X-JFrog-Art-Api: AKCp8kqWz3R7vT2mN9xL", "api_token", "AKCp8kqWz3R7vT2mN9xL"),
+        ("artifactory password AP7bQx2LmW9zKr4T", "api_token", "AP7bQx2LmW9zKr4T"),
+        ("sid AC" + "3f9a" * 8 + " ok", "api_token", "AC" + "3f9a" * 8),
+        ("runner token GR1348941Zx8_kP2mQ7vL4tW9nR3y", "api_token", "GR1348941Zx8"),
+        ("GET https://api.softlayer.com/soap/v3/" + "a1b2" * 16, "api_token", "a1b2" * 16),
+        ("curl -u elastic:P@ssw0rd$1 https://localhost:9200", "basic_auth", "P@ssw0rd$1"),
+        ('sumologic_access_id = "sug5XpdpaoxtOH"', "secret_assignment", "sug5XpdpaoxtOH"),
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -60,6 +67,8 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "github.com/golang/groupcache v0.0.0-20191227052852-215e87163ea7/go.mod h1:cIg4eruTrX1D+g88fzRXU5OdNfaM+9IcxsU14FzY7Hc=",
         "SpotterWeb.ProjectReviewLiveTest and test_secret_key_base in config/test.exs",
         "use os.path.join(a, b) in src/memx_mcp/cli.py",
+        "class APDocumentation and APACHE2 LICENSE",
+        "user_id = 42 and session_id = abc",
     ],
 )
 def test_what_is_not_secret_is_left_byte_identical(text: str) -> None:

@@ -90,6 +90,10 @@ _PREFIXED = "|".join(
         r"rdme_[a-z0-9]{70}",
         r"dop_v1_[a-f0-9]{64}",
         r"[A-Za-z0-9]{2,}~[\w.~-]{30,}",  # Azure AD client secrets (xxxQ~…)
+        r"AKC[A-Za-z0-9]{10,}",  # JFrog Artifactory API keys
+        r"AP[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}",  # JFrog Artifactory passwords (with a digit)
+        r"(?:AC|SK)[a-z0-9]{32}",  # Twilio account and API key SIDs
+        r"GR1348941[\w-]{20,}",  # GitLab runner registration tokens
     ]
 )
 
@@ -102,6 +106,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     _p("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
     _p("api_token", _B + r"(?:" + _PREFIXED + r")" + _E),
     _p("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+"),
+    _p("api_token", r"api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{64})\b", 1),
     _p("url_credentials", r"\b[a-z][a-z0-9+.\-]*://([^\s:/@]+:[^\s@/]+)@", 1, re.I),
     _p(
         "basic_auth",
@@ -141,7 +146,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "ip_address",
-        r"(?<![\w.])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)"
+        r"(?<![\w.-])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)"
         r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]|\.\d)",
     ),
     _p("email", r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
@@ -154,7 +159,9 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
 
 _NOT_USERS = frozenset({"shared", "public", "default", "all users", "runner", "user", "username", "you", "me"})
 _NOT_EMAIL_LOCALS = frozenset({"git", "noreply"})
-_NOT_SECRET_KEY = re.compile(r"(?i)public|csrf|_?(?:url|uri|length|len|name|file|path|id|type|field|env|header|size)$")
+_NOT_SECRET_KEY = re.compile(
+    r"(?i)public|csrf|_?(?:url|uri|length|len|name|file|path|type|field|env|header|size)$|(?<!access)(?<!access[_.-])_?id$"
+)
 _STRONG_WORDS = frozenset(
     "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login".split()
 )
@@ -165,6 +172,7 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
     r"placeholder|your[_-]?|changeme|dummy|_here"
 )
+_REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
 
@@ -199,7 +207,7 @@ def _assignment_is_secret(key: str, value: str) -> bool:
     """``password = …`` is a secret whatever the value; ``stripe_key = …`` only when the value looks like
     key material (``bucket_key = "SalesResults-1.2"`` is not)."""
     words = _key_words(key)
-    if not words or _NOT_SECRET_KEY.search(key) or _is_identifier(value) or "://" in value:
+    if not words or _NOT_SECRET_KEY.search(key) or _is_identifier(value) or "://" in value or _REFERENCE.match(value):
         return False
     last = words[-1]
     if any(w in _STRONG_WORDS or w.endswith(_STRONG_SUFFIXES) for w in words):
@@ -208,10 +216,15 @@ def _assignment_is_secret(key: str, value: str) -> bool:
         return True
     if last in ("key", "id"):
         core = re.sub(r"[^A-Za-z0-9]", "", value)
+        random = _random_looking(value) or (
+            "access" in words  # an access id is a credential by name: mixed classes and near-maximal entropy do
+            and all(any(test(c) for c in core) for test in (str.isupper, str.islower, str.isdigit))
+            and _entropy(core) >= 0.9 * math.log2(len(core) or 1)
+        )
         return (
             len(core) >= (12 if "access" in words else 16)
             and " " not in value
-            and (_random_looking(value) or re.fullmatch(r"[A-Fa-f0-9-]{16,}", value) is not None)
+            and (random or re.fullmatch(r"[A-Fa-f0-9-]{16,}", value) is not None)
         )
     return False
 
@@ -262,13 +275,15 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         return not _NOT_SECRET_KEY.search(flag) and not _is_identifier(value) and "://" not in value
     if name == "secret_phrase":  # "the password hunter2x": only what looks like a password, not prose
         core = value.rstrip(".")
+        if _REFERENCE.match(core):
+            return False
         has_digit, has_alpha = any(c.isdigit() for c in core), any(c.isalpha() for c in core)
-        mixed = any(c.isupper() for c in core) and any(c.islower() for c in core)
+        mixed = any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)  # not just a capital
         return (has_digit and has_alpha) or (mixed and len(core) >= 12) or _random_looking(core)
     if name == "basic_auth":
         parts = [p.strip("\"'{}") for p in value.strip("\"'").rsplit(":", 1)]
         return any(
-            not re.fullmatch(r"[a-z]{0,10}", p) and not looks_placeholder(p) and "[" not in p and "$" not in p
+            not re.fullmatch(r"[a-z]{0,10}", p) and not looks_placeholder(p) and "[" not in p and not p.startswith("$")
             for p in parts
         )
     if name == "auth_header":
