@@ -4,6 +4,8 @@ folder, filled through the import path, and the three rankers compared in one ru
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -17,6 +19,36 @@ from memx_mcp.memory import Memory
 from memx_mcp.retrieval.tokenize import query_terms
 
 WORK = Path(__file__).parent / ".work"
+
+SERVER = [str(Path(sys.executable).parent / "memx-mcp")]
+if not Path(SERVER[0]).exists():
+    SERVER = [sys.executable, "-m", "memx_mcp.server"]
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
+
+
+def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    """One JSON-RPC message to a stdio server, as a client writes it."""
+    assert proc.stdin is not None
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+
+
+def receive(proc: subprocess.Popen[bytes], wanted_id: int) -> dict[str, Any]:
+    """The answer with ``wanted_id`` (notifications before it are skipped)."""
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("server closed stdout")
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == wanted_id:
+            return message
 
 
 def fresh_memory(defer_reinforcement: bool = False, **settings: Any) -> Memory:

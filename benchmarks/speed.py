@@ -5,8 +5,10 @@ and numbers). To keep the build of a 100k store within minutes, 2,000 of them ar
 shipped model and the others take the vector of one of those plus small noise (re-normalised): the
 indexes see realistic vector geometry, and every query is embedded for real. Queries are paraphrase-like
 questions. Reported: p50/p95 of `recall` in-process as the MCP server runs it (query embedding included;
-the reinforcement write is recorded on a background thread after the answer), of `remember`, and the
-peak RSS of the process.
+recall counts are written in batches on a background thread after the answer), of `remember`; then
+p50/p95 of `recall` through a real `memx-mcp` process over stdio (JSON-RPC written and read as a client
+does) on the same store, and that server's peak RSS (VmHWM: its own high-water mark, the figure a user
+sees; the benchmark process itself also holds the 100k bullets it built).
 
     python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200]
 """
@@ -14,15 +16,18 @@ peak RSS of the process.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
+import subprocess
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 
-from harness import fresh_memory
+from harness import INITIALIZE, SERVER, fresh_memory, receive, send
 from memx_mcp.memory import Memory
 from memx_mcp.models import Bullet, KnowledgeType, Section
 
@@ -98,6 +103,36 @@ def build(size: int) -> tuple[Memory, list[str]]:
     return memory, all_texts
 
 
+def served(home: Path, queries: list[str], rng: random.Random) -> tuple[list[float], float]:
+    """``recall`` through a spawned ``memx-mcp`` over stdio; the server's peak RSS in MB at the end."""
+    env = {**os.environ, "MEMX_HOME": str(home)}
+    proc = subprocess.Popen(
+        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=home
+    )
+    try:
+        send(proc, INITIALIZE)
+        receive(proc, 1)
+        send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        times = []
+        for n, q in enumerate([queries[0], *queries], start=2):  # the first call waits for the model: not timed
+            t = time.perf_counter()
+            args = {"query": q, "scope": f"project:p{rng.randint(0, 4)}"}
+            send(
+                proc,
+                {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "recall", "arguments": args}},
+            )
+            answer = receive(proc, n)
+            assert not answer["result"].get("isError"), answer
+            if n > 2:
+                times.append(time.perf_counter() - t)
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        peak = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(60)
+    return times, peak
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -124,9 +159,12 @@ def main() -> None:
             memory.remember(text + " (new)", scope="project:p0")
             remember.append(time.perf_counter() - t)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        memory.flush()
+        stdio, server_rss = served(memory.settings.home, queries, rng)
         print(
             f"{size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
-            f"remember {percentiles(remember)}; peak RSS so far {rss:.0f} MB",
+            f"remember {percentiles(remember)}; over stdio: recall {percentiles(stdio)}, "
+            f"server peak RSS {server_rss:.0f} MB (benchmark process {rss:.0f} MB)",
             flush=True,
         )
 

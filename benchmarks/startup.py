@@ -12,7 +12,6 @@ copied and checked).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -22,28 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-SERVER = [str(Path(sys.executable).parent / "memx-mcp")]
-if not Path(SERVER[0]).exists():
-    SERVER = [sys.executable, "-m", "memx_mcp.server"]
-
-
-def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write((json.dumps(message) + "\n").encode())
-    proc.stdin.flush()
-
-
-def receive(proc: subprocess.Popen[bytes], wanted_id: int) -> dict[str, Any]:
-    assert proc.stdout is not None
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise RuntimeError("server closed stdout")
-        message: dict[str, Any] = json.loads(line)
-        if message.get("id") == wanted_id:
-            return message
+from harness import INITIALIZE, SERVER, receive, send
 
 
 def one_run(home: Path, cwd: Path) -> tuple[float, float, str]:
@@ -53,19 +32,7 @@ def one_run(home: Path, cwd: Path) -> tuple[float, float, str]:
         SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
     )
     try:
-        send(
-            proc,
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "1"},
-                },
-            },
-        )
+        send(proc, INITIALIZE)
         receive(proc, 1)
         initialized = time.perf_counter() - start
         send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})

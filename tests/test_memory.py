@@ -203,6 +203,31 @@ def test_deferred_reinforcement_is_recorded_after_the_answer(
 ) -> None:
     memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path, defer_reinforcement=True)
     b = memory.remember(PYTEST).bullet
-    memory.recall("pytest parallel")
+    for _ in range(3):
+        memory.recall("pytest parallel")
     memory.flush()
-    assert memory.store.get([b.id])[0].recall_count == 1
+    assert memory.store.get([b.id])[0].recall_count == 3
+    assert memory.recall("pytest parallel", reinforce=False).hits[0].bullet.recall_count == 3  # the copy too
+
+
+@pytest.mark.parametrize(
+    ("method", "mode", "note"),
+    [
+        ("keyword_search", "hybrid", "full-text layer skipped: OSError"),
+        ("vector_candidates", "keyword-only", "vector layer skipped: OSError"),
+        ("similarities", "keyword-only", "vector layer skipped: OSError"),
+    ],
+)
+def test_a_failing_layer_is_skipped_and_reported_never_fatal(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, method: str, mode: str, note: str
+) -> None:
+    b = memory.remember(PYTEST).bullet
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("index file unreadable")
+
+    monkeypatch.setattr(memory.store, method, broken)
+    result = memory.recall("pytest parallel")
+    assert result.mode == mode
+    assert note in result.notes
+    assert result.hits[0].bullet.id == b.id

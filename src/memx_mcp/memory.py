@@ -6,8 +6,7 @@ reinforcement on reads. Dependencies arrive ready-made from the composition root
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +39,7 @@ from .models import (
     Status,
     new_id,
 )
+from .recalls import RecallRecorder
 from .reflector import PrivacySanitizer, classify, extract_metadata, instructivity
 from .retrieval import RecallRequest, RetrievalParams
 from .retrieval import recall as generate
@@ -91,8 +91,8 @@ class Memory:
         sanitizer: PrivacySanitizer | None = None,
         defer_reinforcement: bool = False,
     ) -> None:
-        """``defer_reinforcement``: recall answers first and records its recalls on a background thread
-        (the server does this; ``flush`` waits for it)."""
+        """``defer_reinforcement``: recall answers first and records its recalls in batches on a background
+        thread (the long-running server does this; ``flush`` writes what is pending)."""
         self.settings = settings
         self.store = store
         self.embedder = embedder
@@ -101,10 +101,7 @@ class Memory:
         self.sanitizer = sanitizer or PrivacySanitizer()
         self._current: Scope | None = None
         self._terms: dict[str, tuple[str, frozenset[str]]] = {}  # bullet id → (content, its terms)
-        self._writer: ThreadPoolExecutor | None = None
-        if defer_reinforcement:
-            # concurrent.futures joins its workers at interpreter exit: queued writes still land.
-            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-reinforce")
+        self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self.curator_params = curator.CuratorParams(
             merge_threshold=settings.merge_threshold,
             conflict_threshold=settings.conflict_threshold,
@@ -285,22 +282,22 @@ class Memory:
         )
         if reinforce and result.hits:
             ids = [h.bullet.id for h in result.hits]
-            if self._writer is not None:
-                self._writer.submit(self._reinforce, ids, request.now)
+            if self._recorder is not None:
+                self._recorder.record(ids, request.now)
             else:
-                self._reinforce(ids, request.now)
+                try:
+                    self._reinforce(dict.fromkeys(ids, 1), request.now)
+                except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
+                    log.warning("could not record recalls: %s", exc)
         return result
 
-    def _reinforce(self, ids: list[str], now: datetime) -> None:
-        try:
-            self.store.mark_recalled(ids, now)
-        except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
-            log.warning("could not record recalls: %s", exc)
+    def _reinforce(self, counts: Mapping[str, int], now: datetime) -> None:
+        self.store.mark_recalled(counts, now)
 
     def flush(self) -> None:
-        """Wait for deferred reinforcement writes."""
-        if self._writer is not None:
-            self._writer.submit(lambda: None).result()
+        """Write deferred recall counts now."""
+        if self._recorder is not None:
+            self._recorder.flush()
 
     @staticmethod
     def _clamp(name: str, value: int | None, default: int, cap: int, notes: list[str]) -> int:

@@ -74,8 +74,8 @@ def test_candidates_are_filtered_by_scope_and_status_before_ranking(tmp_path: Pa
 def test_mark_recalled_counts_every_recall(tmp_path: Path) -> None:
     s = open_store(tmp_path)
     s.add([bullet(1), bullet(2)])
-    s.mark_recalled(["b_0001"], T0 + timedelta(hours=1))
-    s.mark_recalled(["b_0001", "b_0002"], T0 + timedelta(hours=2))
+    s.mark_recalled({"b_0001": 1}, T0 + timedelta(hours=1))
+    s.mark_recalled({"b_0001": 1, "b_0002": 1}, T0 + timedelta(hours=2))
     got = {b.id: b for b in s.get(["b_0001", "b_0002"])}
     assert got["b_0001"].recall_count == 2
     assert got["b_0001"].last_recalled_at == T0 + timedelta(hours=2)
@@ -167,3 +167,17 @@ def test_the_vector_index_follows_writes_in_this_process_and_others(tmp_path: Pa
     assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0001"]
     s.set_status(["b_0000"], Status.ACTIVE, T0)  # restored: reloaded with its vector
     assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0000"]
+
+
+def test_the_vector_copy_loaded_in_batches_skips_bullets_without_vectors(tmp_path: Path) -> None:
+    writer = open_store(tmp_path)
+    many = [bullet(i, scope="project:a" if i % 2 else "global") for i in range(5000)]
+    writer.add([*many, bullet(9999, "stored while the model was away").with_changes(vector=None)])
+    reader = open_store(tmp_path)  # another process: loads the copy from the table, batch by batch
+    found = reader.similar([0.0, 1.0, 0.0, 0.0], ["project:a"], 3, fresh=False)
+    assert [b.scope for b, _ in found] == ["project:a"] * 3
+    assert all(s == pytest.approx(1.0) for _, s in found)
+    assert reader.similarities(["b_0001", "b_0002", "b_9999"], [0.0, 2.0, 0.0, 0.0]) == pytest.approx(
+        {"b_0001": 1.0, "b_0002": 0.0}
+    )
+    assert [b.id for b, _ in reader.keyword_search(["model", "away"], ["global"], 5)] == ["b_9999"]

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-import numpy as np
-
 from ..decay import DecayParams, decay_weight
 from ..models import Bullet, Hit, RecallResult
 from ..scopes import Scope
@@ -30,6 +28,10 @@ class CandidateSource(Protocol):
         """Full-text matches with their BM25 scores."""
         ...
 
+    def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> Mapping[str, float]:
+        """Cosine similarity of ``vector`` to each of ``ids`` that has a vector (the others: absent)."""
+        ...
+
 
 @dataclass(frozen=True)
 class RecallRequest:
@@ -46,14 +48,6 @@ class RetrievalParams:
     decay: DecayParams
     candidate_limit: int = 50
     min_relevance: float = 0.1  # on the blended score, before decay/recency/scope multipliers
-
-
-def _cosine(query: np.ndarray, vector: tuple[float, ...] | None) -> float | None:
-    if vector is None:
-        return None
-    v = np.asarray(vector, dtype=np.float32)
-    norm = float(np.linalg.norm(v)) * float(np.linalg.norm(query))
-    return float(v @ query) / norm if norm else 0.0
 
 
 def _gather(
@@ -90,17 +84,15 @@ def bullet_terms(bullet: Bullet) -> frozenset[str]:
 def score_bullet(
     bullet: Bullet,
     terms: Sequence[str],
-    query_vector: np.ndarray | None,
+    semantic: float | None,
     request: RecallRequest,
     params: RetrievalParams,
     weights: Mapping[str, float] | None = None,
     own_terms: frozenset[str] | None = None,
 ) -> Hit:
-    """All four layers and the fusion for one candidate; ``weights`` are the query terms' local IDF."""
+    """All four layers and the fusion for one candidate; ``semantic`` is its cosine similarity to the
+    query (None in keyword-only mode); ``weights`` are the query terms' local IDF."""
     own = own_terms if own_terms is not None else bullet_terms(bullet)
-    semantic = _cosine(query_vector, bullet.vector) if query_vector is not None else None
-    if query_vector is not None and semantic is None:
-        semantic = 0.0  # a bullet stored while the model was away has no vector yet
     score = fuse(
         l1=exact_score(terms, own, weights),
         l2=fuzzy_score(terms, own),
@@ -140,17 +132,29 @@ def recall(
     terms = query_terms(request.query)
     scopes = request.scope.visible()
     found, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
-    qvec = np.asarray(query_vector, dtype=np.float32) if vector_ok and query_vector is not None else None
+    hybrid = vector_ok and query_vector is not None
+    sims: Mapping[str, float] = {}
+    if hybrid and query_vector is not None and found:
+        try:
+            sims = source.similarities(list(found), query_vector)
+        except Exception as exc:  # like any failing layer: skipped and reported
+            log.warning("vector similarities failed: %s", exc)
+            gather_notes.append(f"vector layer skipped: {type(exc).__name__}")
+            hybrid = False
     own = {b.id: _terms_of(b, terms_cache) for b in found.values()}
     weights = local_idf(terms, list(own.values()))
-    hits = [score_bullet(b, terms, qvec, request, params, weights, own[b.id]) for b in found.values()]
+    hits = [
+        # a bullet stored while the model was away has no vector yet: similarity 0
+        score_bullet(b, terms, sims.get(b.id, 0.0) if hybrid else None, request, params, weights, own[b.id])
+        for b in found.values()
+    ]
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
     hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
     packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)
     return RecallResult(
         query=request.query,
         scope=str(request.scope),
-        mode="hybrid" if qvec is not None else "keyword-only",
+        mode="hybrid" if hybrid else "keyword-only",
         hits=tuple(packed),
         candidates=len(found),
         omitted_by_budget=omitted,

@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -241,8 +241,13 @@ class LanceStore(ReflectionLog, ConflictTable):
         return f"status = 'active' AND scope IN {sql_list(scopes)}"
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]:
-        """For recall: candidates straight from the in-memory copy (no further query)."""
+        """For recall: candidates straight from the in-memory copy (no further query), without their
+        vectors (recall takes its similarities from ``similarities``)."""
         return [b for b, _ in self.similar(vector, scopes, limit, fresh=False)]
+
+    def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
+        """Cosine similarity of ``vector`` to each of ``ids`` that has a vector."""
+        return self._vectors.similarities(ids, vector)
 
     def similar(
         self, vector: Sequence[float], scopes: Sequence[str], limit: int, fresh: bool = True
@@ -252,7 +257,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
         found = self._vectors.search(vector, scopes, limit)
         ids = [i for i, _ in found]
-        bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids)
+        bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids, with_vectors=False)
         return [(bullets[i], s) for i, s in found if i in bullets and bullets[i].status is Status.ACTIVE]
 
     def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
@@ -285,7 +290,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             .to_list()
         )
         scores = {r["id"]: float(r["_score"]) for r in rows}
-        known = self._vectors.bullets(list(scores))
+        known = self._vectors.bullets(list(scores), with_vectors=False)
         missing = [i for i in scores if i not in known]  # bullets without a vector are not in the copy
         known.update({b.id: b for b in self.get(missing)})
         return [(known[i], score) for i, score in scores.items() if i in known]
@@ -303,16 +308,18 @@ class LanceStore(ReflectionLog, ConflictTable):
                 archived = status is Status.ARCHIVED
                 self._after_write(removed=ids if archived else (), exact=archived)
 
-    def mark_recalled(self, ids: Sequence[str], now: datetime) -> None:
-        """One batched write: +1 recall and ``last_recalled_at = now`` for each id (read under the lock,
-        so concurrent recalls from other processes are all counted)."""
-        if not ids:
+    def mark_recalled(self, counts: Mapping[str, int], now: datetime) -> None:
+        """One batched write: + ``counts[id]`` recalls and ``last_recalled_at = now`` for each id (read
+        under the lock, so concurrent recalls from other processes are all counted)."""
+        if not counts:
             return
         with self.write_lock():
-            bullets = self.get(ids)
-            reinforced = [b.with_changes(recall_count=b.recall_count + 1, last_recalled_at=now) for b in bullets]
+            bullets = self.get(list(counts))
+            reinforced = [
+                b.with_changes(recall_count=b.recall_count + counts[b.id], last_recalled_at=now) for b in bullets
+            ]
             self.upsert(reinforced, vectors_changed=False)
-            self._vectors.reinforce([b.id for b in bullets], now)
+            self._vectors.reinforce({b.id: counts[b.id] for b in bullets}, now)
 
     def all_bullets(self, where: str | None = None) -> list[Bullet]:
         table = (

@@ -111,7 +111,7 @@ def row_to_bullet(r: dict[str, Any]) -> Bullet:
         recall_count=int(r["recall_count"]),
         status=Status(r["status"]),
         origin=r["origin"],
-        vector=tuple(float(x) for x in vector) if vector is not None else None,
+        vector=tuple(map(float, vector)) if vector is not None else None,
     )
 
 
