@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from memx_mcp.config import Settings
-from memx_mcp.memory import Memory, ReadyEmbedder
+from memx_mcp.memory import Memory
 from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
 from memx_mcp.store.lance import LanceStore
+from memx_mcp.store.protocols import ReadyEmbedder
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

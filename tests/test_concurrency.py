@@ -19,8 +19,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memx_mcp.config import Settings
-from memx_mcp.memory import Memory, ReadyEmbedder
+from memx_mcp.memory import Memory
 from memx_mcp.store.lance import LanceStore
+from memx_mcp.store.protocols import ReadyEmbedder
 
 from .conftest import MODEL
 from .helpers import env_for, script

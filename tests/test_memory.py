@@ -6,9 +6,10 @@ import pytest
 
 from memx_mcp.config import Settings
 from memx_mcp.errors import InvalidInputError, InvalidScopeError, NotFoundError
-from memx_mcp.memory import Memory, ReadyEmbedder
+from memx_mcp.memory import Memory
 from memx_mcp.store.embedder import FastEmbedEmbedder
 from memx_mcp.store.lance import LanceStore
+from memx_mcp.store.protocols import ReadyEmbedder
 
 from .conftest import Clock
 

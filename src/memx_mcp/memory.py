@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 from . import curator
 from .config import Settings
@@ -46,33 +45,9 @@ from .retrieval import recall as generate
 from .retrieval.fusion import FusionParams
 from .scopes import Scope, detect_scope, parse_scope
 from .store.lance import LanceStore
-from .store.protocols import Embedder
+from .store.protocols import EmbedderSource
 
 log = logging.getLogger(__name__)
-
-
-class EmbedderSource(Protocol):
-    """Hands out the embedder once it is loaded; ``note`` says what happened when it is not."""
-
-    note: str
-
-    def get(self, timeout: float) -> Embedder | None: ...
-
-    def peek(self) -> Embedder | None: ...
-
-
-@dataclass
-class ReadyEmbedder:
-    """An embedder that is already loaded (tests, benchmarks, the CLI after a synchronous load)."""
-
-    embedder: Embedder | None
-    note: str = ""
-
-    def get(self, timeout: float) -> Embedder | None:
-        return self.embedder
-
-    def peek(self) -> Embedder | None:
-        return self.embedder
 
 
 def utcnow() -> datetime:
@@ -102,6 +77,7 @@ class Memory:
         self._current: Scope | None = None
         self._terms: dict[str, tuple[str, frozenset[str]]] = {}  # bullet id → (content, its terms)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
+        self._pool: ThreadPoolExecutor | None = None
         self.curator_params = curator.CuratorParams(
             merge_threshold=settings.merge_threshold,
             conflict_threshold=settings.conflict_threshold,
@@ -143,6 +119,11 @@ class Memory:
         return parse_scope(scope, current) if scope and scope.strip() else current
 
     # -- embedding ------------------------------------------------------------------------------------
+
+    def _embedding_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-embed")
+        return self._pool
 
     def _embed(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
         embedder = self.embedder.get(self.settings.model_wait_seconds)
@@ -271,15 +252,19 @@ class Memory:
         limit = self._clamp("max_results", max_results, self.settings.max_results, MAX_RESULTS_CAP, notes)
         budget = self._clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
         request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
+        vector: Callable[[], Sequence[float] | None] | None = None
         if self.settings.semantic_cjk or not mostly_cjk(text):
-            vectors, note = self._embed([text])
+            pending = self._embedding_pool().submit(self._embed, [text])  # made while the full-text query runs
+
+            def vector() -> Sequence[float] | None:
+                vectors, note = pending.result()
+                if note:
+                    notes.append(note)
+                return vectors[0] if vectors else None
+
         else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
-            vectors, note = None, "CJK query: keyword layers only (the embedding model is English)"
-        if note:
-            notes.append(note)
-        result = generate(
-            self.store, request, vectors[0] if vectors else None, self.retrieval_params, notes, self._terms
-        )
+            notes.append("CJK query: keyword layers only (the embedding model is English)")
+        result = generate(self.store, request, vector, self.retrieval_params, notes, self._terms)
         if reinforce and result.hits:
             ids = [h.bullet.id for h in result.hits]
             if self._recorder is not None:

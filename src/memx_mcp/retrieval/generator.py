@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -50,15 +50,27 @@ class RetrievalParams:
     min_relevance: float = 0.1  # on the blended score, before decay/recency/scope multipliers
 
 
+QueryVector = Sequence[float] | Callable[[], Sequence[float] | None] | None
+
+
 def _gather(
     source: CandidateSource,
     terms: Sequence[str],
-    query_vector: Sequence[float] | None,
+    pending_vector: QueryVector,
     scopes: Sequence[str],
     limit: int,
-) -> tuple[dict[str, Bullet], bool, list[str]]:
+) -> tuple[dict[str, Bullet], Sequence[float] | None, bool, list[str]]:
+    """Candidates from both indexes. The full-text query runs first, so that a query vector still being
+    computed elsewhere (``pending_vector`` a callable) is made at the same time."""
     found: dict[str, Bullet] = {}
     notes: list[str] = []
+    try:
+        keyword = source.keyword_search(terms, scopes, limit)
+    except Exception as exc:
+        log.warning("full-text layer failed: %s", exc)
+        notes.append(f"full-text layer skipped: {type(exc).__name__}")
+        keyword = []
+    query_vector = pending_vector() if callable(pending_vector) else pending_vector
     vector_ok = False
     if query_vector is not None:
         try:
@@ -68,13 +80,9 @@ def _gather(
         except Exception as exc:  # a failing layer is skipped, never fatal
             log.warning("vector layer failed: %s", exc)
             notes.append(f"vector layer skipped: {type(exc).__name__}")
-    try:
-        for b, _ in source.keyword_search(terms, scopes, limit):
-            found.setdefault(b.id, b)
-    except Exception as exc:
-        log.warning("full-text layer failed: %s", exc)
-        notes.append(f"full-text layer skipped: {type(exc).__name__}")
-    return found, vector_ok, notes
+    for b, _ in keyword:
+        found.setdefault(b.id, b)
+    return found, query_vector, vector_ok, notes
 
 
 def bullet_terms(bullet: Bullet) -> frozenset[str]:
@@ -123,20 +131,21 @@ def _terms_of(bullet: Bullet, cache: MutableMapping[str, tuple[str, frozenset[st
 def recall(
     source: CandidateSource,
     request: RecallRequest,
-    query_vector: Sequence[float] | None,
+    query_vector: QueryVector,
     params: RetrievalParams,
     notes: Sequence[str] = (),
     terms_cache: MutableMapping[str, tuple[str, frozenset[str]]] | None = None,
 ) -> RecallResult:
-    """Rank the visible bullets for ``request.query`` and pack the best into the budget."""
+    """Rank the visible bullets for ``request.query`` and pack the best into the budget. ``query_vector``
+    may be a callable that waits for it (``notes`` is read after it returns)."""
     terms = query_terms(request.query)
     scopes = request.scope.visible()
-    found, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
-    hybrid = vector_ok and query_vector is not None
+    found, vector, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
+    hybrid = vector_ok and vector is not None
     sims: Mapping[str, float] = {}
-    if hybrid and query_vector is not None and found:
+    if hybrid and vector is not None and found:
         try:
-            sims = source.similarities(list(found), query_vector)
+            sims = source.similarities(list(found), vector)
         except Exception as exc:  # like any failing layer: skipped and reported
             log.warning("vector similarities failed: %s", exc)
             gather_notes.append(f"vector layer skipped: {type(exc).__name__}")
