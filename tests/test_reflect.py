@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from memx_mcp.clients import configure_claude_code
 from memx_mcp.config import Settings
 from memx_mcp.errors import InvalidInputError
 from memx_mcp.hooks import claude_code
@@ -114,32 +113,6 @@ def test_the_hook_command_exits_zero_even_when_the_store_is_unreadable(tmp_path:
     )
     assert done.returncode == 0 and done.stdout == ""
     assert "failed open" in (home / "logs" / "hook.log").read_text()
-
-
-def test_install_claude_code_keeps_other_settings_backs_up_and_is_idempotent(tmp_path: Path) -> None:
-    path = tmp_path / ".claude" / "settings.json"
-    path.parent.mkdir()
-    original = {"model": "opus", "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "say bye"}]}]}}
-    path.write_text(json.dumps(original))
-    preview = configure_claude_code(path, dry_run=True, command="memx hook claude-code")
-    assert preview.changed and "+" in preview.diff and json.loads(path.read_text()) == original
-    done = configure_claude_code(path, command="memx hook claude-code")
-    data = json.loads(path.read_text())
-    assert data["model"] == "opus" and done.backup is not None and json.loads(done.backup.read_text()) == original
-    commands = [h["command"] for g in data["hooks"]["SessionEnd"] for h in g["hooks"]]
-    assert commands == ["say bye", "memx hook claude-code"]
-    assert data["hooks"]["PreCompact"][0]["hooks"][0]["command"] == "memx hook claude-code"
-    assert not configure_claude_code(path, command="memx hook claude-code").changed
-    configure_claude_code(path, install=False, command="memx hook claude-code")
-    assert json.loads(path.read_text()) == original
-
-
-def test_install_refuses_broken_settings_without_touching_them(tmp_path: Path) -> None:
-    path = tmp_path / "settings.json"
-    path.write_text("{broken")
-    with pytest.raises(InvalidInputError, match="not valid JSON"):
-        configure_claude_code(path)
-    assert path.read_text() == "{broken"
 
 
 def test_memx_reflect_dry_run_json_and_memx_sanitize(tmp_path: Path) -> None:

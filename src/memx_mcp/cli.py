@@ -5,119 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
-from . import __version__, render
-from .config import load_settings
+from .cli_parser import build_parser
+from .config import Settings, load_settings
 from .errors import MemxError
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from .memory import Memory
-
-EXAMPLES = """examples:
-  memx remember "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
-  memx recall "make the tests run faster" --json
-  memx conflicts --all
-  memx forget b_0123456789abcdef
-  memx reflect ~/.claude/projects/*/SESSION.jsonl --dry-run
-  memx install claude-code --dry-run
-  echo "token=ghp_..." | memx sanitize
-  memx --home /tmp/memx-demo stats
-"""
-
-
-def _common(json_flag: bool = True, scope: bool = True) -> argparse.ArgumentParser:
-    """Options every subcommand accepts after its name. SUPPRESS keeps a value given before it."""
-    p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--home", default=argparse.SUPPRESS, help="data folder (default: MEMX_HOME)")
-    if json_flag:
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
-    if scope:
-        p.add_argument(
-            "--scope", default=argparse.SUPPRESS, help="global, project:NAME[/workspace:NAME], workspace:NAME"
-        )
-    return p
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="memx",
-        description="memx: long-term memory for AI coding assistants.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"memx {__version__}")
-    parser.add_argument("--home", help="data folder (default: MEMX_HOME or the per-user data folder)")
-    parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
-    parser.add_argument("--scope", help="scope to act in (default: detected from the working directory)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    common = _common()
-
-    p = sub.add_parser("remember", parents=[common], help="store one bullet")
-    p.add_argument("text", help="the knowledge, one concise bullet")
-    p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
-
-    p = sub.add_parser("recall", parents=[common], help="find relevant bullets")
-    p.add_argument("query")
-    p.add_argument("-n", "--max-results", type=int, help="default 5")
-    p.add_argument("--token-budget", type=int, help="default 2000")
-
-    p = sub.add_parser("forget", parents=[common], help="archive (or erase) bullets")
-    p.add_argument("ids", nargs="*", help="bullet ids")
-    p.add_argument("--query", help="forget what recall returns for this query")
-    p.add_argument("--yes", action="store_true", help="apply a --query forget (otherwise only list)")
-    p.add_argument("--purge", action="store_true", help="erase instead of archive")
-
-    p = sub.add_parser("conflicts", parents=[common], help="list, scan for, or resolve contradicting bullets")
-    p.add_argument("action", nargs="?", choices=["resolve"], help="resolve CONFLICT_ID --keep a|b|both|merge")
-    p.add_argument("conflict_id", nargs="?")
-    p.add_argument("--keep", choices=["a", "b", "both", "merge"])
-    p.add_argument("--all", action="store_true", help="also overlaps without contradiction evidence")
-    p.add_argument("--scan", action="store_true", help="re-examine the whole visible store first")
-
-    p = sub.add_parser("gc", parents=[_common(scope=False)], help="archive bullets that decayed below 0.02")
-    p.add_argument("--dry-run", action="store_true", help="only say what would move")
-    p.add_argument("--purge", action="store_true", help="also erase archived bullets")
-
-    p = sub.add_parser("restore", parents=[_common(scope=False)], help="bring archived bullets back")
-    p.add_argument("ids", nargs="+")
-
-    p = sub.add_parser("list", parents=[common], help="list bullets (newest first)")
-    p.add_argument("--archived", action="store_true", help="archived bullets instead of active ones")
-    p.add_argument("-n", "--limit", type=int, default=50)
-
-    p = sub.add_parser("export", parents=[_common(json_flag=False, scope=False)], help="write every bullet as JSONL")
-    p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
-    p.add_argument("--vectors", action="store_true", help="include the embedding vectors")
-
-    p = sub.add_parser("import", parents=[common], help="read bullets from JSONL (any SPEC field)")
-    p.add_argument("file", type=Path)
-
-    p = sub.add_parser("reflect", parents=[common], help="distill bullets from session transcripts")
-    p.add_argument("files", nargs="+", type=Path, help="Claude Code JSONL, a JSON message list, or a text transcript")
-    p.add_argument("--mode", choices=["rules", "hybrid", "llm"], help="default: MEMX_REFLECTOR_MODE (hybrid)")
-    p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
-
-    sub.add_parser("sanitize", help="mask secrets and personal data: stdin to stdout")
-
-    p = sub.add_parser("hook", parents=[_common(json_flag=False, scope=False)], help="run as a client hook")
-    p.add_argument("client", choices=["claude-code"])
-
-    for name, text in (("install", "add memx's hooks to a client"), ("uninstall", "remove memx's hooks")):
-        p = sub.add_parser(name, parents=[_common(scope=False)], help=text)
-        p.add_argument("client", choices=["claude-code"])
-        p.add_argument("--scope", dest="install_scope", choices=["user", "project"], default="user")
-        p.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
-        p.add_argument("--settings", type=Path, help="the settings file (default: the client's own)")
-
-    sub.add_parser("stats", parents=[_common(scope=False)], help="what the store holds")
-    sub.add_parser("reindex", parents=[_common(scope=False)], help="re-embed every bullet with the configured model")
-    return parser
 
 
 def _emit(args: argparse.Namespace, model: BaseModel, text: Callable[..., str]) -> None:
@@ -137,6 +38,7 @@ def _progress(done: int, total: int) -> None:
 
 
 def _run(args: argparse.Namespace, memory: Memory) -> int:
+    from . import render
     from .schemas import ForgetOut, RecallOut, RememberOut, StatsOut
 
     if args.command == "remember":
@@ -184,7 +86,21 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
             for path, out in zip(args.files, outs, strict=True):
                 sys.stdout.write(f"{path}\n{render.reflect_text(out)}\n")
     elif args.command == "stats":
-        _emit(args, StatsOut.of(memory.stats()), render.stats_text)
+        from . import browse
+        from .hooks.injection import injection_counts
+
+        full = browse.stats(memory)
+        _emit(args, StatsOut.of(full.stats, full.decay_histogram, injection_counts(memory.settings)), render.stats_text)
+    elif args.command in ("show", "edit"):
+        from . import browse
+        from .schemas import BulletOut
+
+        if args.command == "show":
+            bullet = browse.show(memory, args.id)
+        else:
+            tags = [] if args.clear_tags else args.tags
+            bullet = browse.edit(memory, args.id, content=args.content, tags=tags)
+        _emit(args, BulletOut.of(bullet, browse.weight(memory, bullet)), render.show_text)
     elif args.command == "reindex":
         count = memory.reindex(progress=_progress)
         sys.stdout.write(
@@ -196,7 +112,7 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
 
 
 def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
-    from . import maintenance
+    from . import maintenance, render
     from .schemas import BulletOut, ConflictOut, ConflictsOut, ResolveOut
 
     if args.action == "resolve":
@@ -215,9 +131,8 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
 
 
 def _maintain(args: argparse.Namespace, memory: Memory) -> None:
-    from . import maintenance
+    from . import maintenance, render
     from .schemas import BulletOut, GcOut, ImportOut, ListOut
-    from .store.lance import sql_list
 
     if args.command == "gc":
         r = maintenance.gc(memory, dry_run=args.dry_run, purge=args.purge)
@@ -233,13 +148,18 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> None:
             lambda o: f"Restored {len(restored)}." + (f" Not found: {', '.join(missing)}" if missing else ""),
         )
     elif args.command == "list":
-        status = "archived" if args.archived else "active"
-        scopes = memory.resolve_scope(args.scope).visible() if args.scope else None
-        where = f"status = '{status}'" + (f" AND scope IN {sql_list(scopes)}" if scopes else "")
-        bullets = sorted(memory.store.all_bullets(where), key=lambda b: b.created_at, reverse=True)[
-            : max(1, args.limit)
-        ]
-        _emit(args, ListOut(bullets=[BulletOut.of(b) for b in bullets]), render.list_text)
+        from . import browse
+
+        bullets = browse.list_bullets(
+            memory,
+            scope=args.scope,
+            section=args.section,
+            knowledge_type=args.knowledge_type,
+            archived=args.archived,
+            limit=args.limit,
+        )
+        listed = ListOut(bullets=[BulletOut.of(b, browse.weight(memory, b)) for b in bullets])
+        _emit(args, listed, render.list_text)
     elif args.command == "export":
         target = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
         total = memory.store.count()
@@ -272,59 +192,94 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> None:
         )
 
 
-def _sanitize() -> int:
+def _sanitize(args: argparse.Namespace) -> int:
     from .reflector.sanitizer import PrivacySanitizer
 
     sanitizer = PrivacySanitizer()
+    if args.json:
+        text, counts = sanitizer.sanitize(sys.stdin.read())
+        sys.stdout.write(json.dumps({"text": text, "masked": counts}, ensure_ascii=False) + "\n")
+        return 0
     for line in sys.stdin:
         sys.stdout.write(sanitizer.mask(line))
     return 0
 
 
 def _install(args: argparse.Namespace) -> int:
-    from .clients import claude_settings_path, configure_claude_code
+    from .clients import Places, configure
 
-    path = args.settings or claude_settings_path(args.install_scope)
-    result = configure_claude_code(path, install=args.command == "install", dry_run=args.dry_run)
+    install = args.command == "install"
+    results = configure(
+        args.client,
+        args.install_scope,
+        Places(Path.home(), Path.cwd()),
+        install=install,
+        dry_run=args.dry_run,
+        reflect=not getattr(args, "no_reflect", False),
+        session_start=not getattr(args, "no_session_start", False),
+        prompt=not getattr(args, "no_prompt", False),
+    )
     if args.json:
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "path": str(result.path),
-                    "changed": result.changed,
-                    "dry_run": args.dry_run,
-                    "diff": result.diff,
-                    "backup": str(result.backup) if result.backup else None,
-                }
-            )
-            + "\n"
-        )
-    elif not result.changed:
-        sys.stdout.write(f"{result.path}: already up to date, nothing changed.\n")
-    else:
-        sys.stdout.write(result.diff)
+        out = [
+            {
+                "path": str(r.path),
+                "changed": r.changed,
+                "dry_run": args.dry_run,
+                "diff": r.diff,
+                "backup": str(r.backup) if r.backup else None,
+            }
+            for r in results
+        ]
+        sys.stdout.write(json.dumps({"client": args.client, "files": out}, indent=2) + "\n")
+        return 0
+    for r in results:
+        if not r.changed:
+            sys.stdout.write(f"{r.path}: already up to date, nothing changed.\n")
+            continue
+        sys.stdout.write(r.diff)
         verb = "Would change" if args.dry_run else "Changed"
-        backup = f" (backup: {result.backup})" if result.backup else ""
-        sys.stdout.write(f"{verb} {result.path}{backup}.\n")
+        sys.stdout.write(f"{verb} {r.path}" + (f" (backup: {r.backup})" if r.backup else "") + ".\n")
+    if install and not args.dry_run and any(r.changed for r in results):
+        sys.stdout.write(f"Restart {args.client} to load memx. `memx doctor` checks the installation.\n")
     return 0
+
+
+def _doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from . import render
+    from .clients import Places
+    from .doctor import run_checks
+
+    checks = run_checks(settings, Path.cwd(), Places(Path.home(), Path.cwd()))
+    failed = any(c.status == "FAIL" for c in checks)
+    if args.json:
+        rows = [c.__dict__ for c in checks]
+        sys.stdout.write(json.dumps({"ok": not failed, "checks": rows}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for c in checks:
+            sys.stdout.write(render.check_line(c.status, c.name, c.detail, c.fix) + "\n")
+    return 1 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from .compose import configure_logging, open_memory, private_files
-
     if args.command == "sanitize":
-        return _sanitize()
+        return _sanitize(args)
     try:
         settings = load_settings(home=args.home)
         if args.command == "hook":
             from .hooks import claude_code
 
-            private_files()
-            return claude_code.run(settings)
+            os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
+            return claude_code.run(settings, as_json=args.json)
+        from . import render  # not before the hook: a prompt hook must start fast
+        from .compose import configure_logging, open_memory, private_files
+
+        render.use_color(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json)
         if args.command in ("install", "uninstall"):
             return _install(args)
+        if args.command == "doctor":
+            return _doctor(args, settings)
         configure_logging(settings)
         private_files()
         needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))

@@ -52,6 +52,18 @@ class Settings:
     hook_reflector_mode: str = field(
         default="rules", metadata={"doc": "Reflector mode of the Claude Code session-end hook (fast by default)"}
     )
+    inject_session_tokens: int = field(
+        default=800, metadata={"doc": "token budget of the context a Claude Code SessionStart hook injects"}
+    )
+    inject_prompt_tokens: int = field(
+        default=400, metadata={"doc": "token budget of the context a Claude Code UserPromptSubmit hook injects"}
+    )
+    inject_min_relevance: float = field(
+        default=0.3, metadata={"doc": "blended score a bullet needs to be injected with a prompt (silence below)"}
+    )
+    hook_daemon_idle_minutes: float = field(
+        default=30.0, metadata={"doc": "the warm hook helper process exits after this long without a request"}
+    )
     llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"})
     llm_base_url: str = field(
         default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"}

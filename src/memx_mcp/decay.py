@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,3 +39,34 @@ def decay_weight(created_at: datetime, recall_count: int, now: datetime, params:
 def is_archive_candidate(weight: float, params: DecayParams) -> bool:
     """The third protection layer: only what fell below ``archive_below`` may be archived by gc."""
     return weight < params.archive_below
+
+
+HISTOGRAM_BINS = ("permanent", "protected (new)", "0.8-1.0", "0.6-0.8", "0.4-0.6", "0.2-0.4", "0.02-0.2", "<0.02 (gc)")
+
+
+def decay_histogram(bullets: Iterable[tuple[datetime, int]], now: datetime, params: DecayParams) -> dict[str, int]:
+    """How many bullets (``created_at``, ``recall_count``) sit in each band of the curve: permanent ones
+    and protected new ones apart, then by weight; the last band is what ``gc`` would archive."""
+    counts = dict.fromkeys(HISTOGRAM_BINS, 0)
+    for created_at, recalls in bullets:
+        if recalls >= params.permanent_recalls:
+            counts["permanent"] += 1
+        elif age_days(created_at, now) <= params.protect_days:
+            counts["protected (new)"] += 1
+        else:
+            w = decay_weight(created_at, recalls, now, params)
+            band = (
+                "<0.02 (gc)"
+                if is_archive_candidate(w, params)
+                else "0.02-0.2"
+                if w < 0.2
+                else "0.2-0.4"
+                if w < 0.4
+                else "0.4-0.6"
+                if w < 0.6
+                else "0.6-0.8"
+                if w < 0.8
+                else "0.8-1.0"
+            )
+            counts[band] += 1
+    return counts

@@ -114,6 +114,11 @@ class Memory:
             self._current = parse_scope(self.settings.scope, detected) if self.settings.scope else detected
         return self._current
 
+    def set_cwd(self, cwd: Path) -> None:
+        """Work for another folder from now on (the hook helper serves many projects)."""
+        if cwd != self.cwd:
+            self.cwd, self._current = cwd, None
+
     def resolve_scope(self, scope: str | None) -> Scope:
         current = self.current_scope()
         return parse_scope(scope, current) if scope and scope.strip() else current
@@ -124,6 +129,10 @@ class Memory:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-embed")
         return self._pool
+
+    def embed_texts(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
+        """Vectors for ``texts`` (None when the model is unavailable) and a note saying why not."""
+        return self._embed(texts)
 
     def _embed(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
         embedder = self.embedder.get(self.settings.model_wait_seconds)

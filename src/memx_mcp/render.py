@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from .schemas import ConflictsOut, ForgetOut, ListOut, RecallOut, ReflectOut, RememberOut, StatsOut
+from .schemas import BulletOut, ConflictsOut, ForgetOut, ListOut, RecallOut, ReflectOut, RememberOut, StatsOut
+
+_COLOR = False  # the CLI switches it on for a terminal (never for pipes, files or the MCP tools' text)
+
+
+def use_color(enabled: bool) -> None:
+    global _COLOR
+    _COLOR = enabled
+
+
+def _c(text: str, code: str) -> str:
+    """``text`` in an ANSI style (1 bold, 2 dim, 31 red, 32 green, 33 yellow, 36 cyan) on a terminal."""
+    return f"\033[{code}m{text}\033[0m" if _COLOR else text
 
 
 def _clip(text: str, width: int) -> str:
@@ -36,7 +48,7 @@ def recall_text(r: RecallOut, width: int = 100) -> str:
         lines = [f"{len(r.results)} result(s) for {r.query!r} in {r.scope} ({r.mode}):"]
         for i, h in enumerate(r.results, 1):
             s = h.score
-            lines.append(f"{i}. [{h.id}] {_clip(h.content, width)}")
+            lines.append(f"{i}. [{_c(h.id, '36')}] {_clip(h.content, width)}")
             lines.append(
                 f"   final {s.final:.3f} = blended {s.blended:.3f} × decay {s.decay:.2f} × recency {s.recency:.1f}"
                 f" × scope {s.scope:.1f}  (L1 {s.l1:.1f} L2 {s.l2:.1f} L3 {s.l3:.1f} sem {s.semantic:.2f})"
@@ -53,7 +65,8 @@ def conflicts_text(r: ConflictsOut, width: int = 100) -> str:
         return "No open conflicts."
     lines = []
     for c in r.conflicts:
-        lines.append(f"{c.id}  {c.kind}  similarity {c.similarity:.2f}  {c.scope}")
+        kind = _c(c.kind, "31" if c.kind == "contradiction" else "33")
+        lines.append(f"{_c(c.id, '36')}  {kind}  similarity {c.similarity:.2f}  {c.scope}")
         lines.append(f"  a [{c.a.id}] {_clip(c.a.content, width)}")
         lines.append(f"  b [{c.b.id}] {_clip(c.b.content, width)}")
         if c.evidence:
@@ -84,12 +97,37 @@ def _counts(title: str, counts: dict[str, int]) -> list[str]:
 
 def stats_text(s: StatsOut) -> str:
     lines = [
-        f"bullets: {s.total} ({s.active} active, {s.archived} archived); open conflicts: {s.open_conflicts}",
+        _c(f"bullets: {s.total} ({s.active} active, {s.archived} archived); open conflicts: {s.open_conflicts}", "1"),
         f"model: {s.model} — {s.model_note}",
         f"data folder: {s.home} ({s.store_bytes / 1_048_576:.1f} MiB)",
     ]
     lines += _counts("by scope", s.by_scope) + _counts("by section", s.by_section) + _counts("by type", s.by_type)
+    if s.decay_histogram:
+        lines.append("decay (active bullets by weight on the forgetting curve):")
+        top = max(s.decay_histogram.values()) or 1
+        width = max(len(k) for k in s.decay_histogram)
+        for band, count in s.decay_histogram.items():
+            bar = "#" * round(30 * count / top)
+            lines.append(f"  {band.ljust(width)}  {count:>7}  {_c(bar, '32' if band != '<0.02 (gc)' else '33')}")
+    if s.injections:
+        lines += _counts("context injections", s.injections)
     return "\n".join(lines)
+
+
+def show_text(b: BulletOut) -> str:
+    weight = "" if b.decay_weight is None else f", decay weight {b.decay_weight:.2f}"
+    rows = [
+        _c(b.id, "1;36") + f"  {b.status}  {b.scope}",
+        b.content,
+        f"{b.section}/{b.knowledge_type}, score {b.instructivity_score:.0f}, confidence {b.confidence:.2f}, "
+        f"source {b.source}",
+        f"created {b.created_at}, updated {b.updated_at}",
+        f"recalled {b.recall_count} time(s)" + (f", last {b.last_recalled_at}" if b.last_recalled_at else "") + weight,
+    ]
+    for name, values in (("tools", b.tools), ("entities", b.entities), ("tags", b.tags)):
+        if values:
+            rows.append(f"{name}: {', '.join(values)}")
+    return "\n".join(rows)
 
 
 def reflect_text(r: ReflectOut, width: int = 110) -> str:
@@ -119,6 +157,13 @@ def list_text(r: ListOut, width: int = 100) -> str:
     if not r.bullets:
         return "No bullets."
     return "\n".join(
-        f"{b.id}  {b.created_at[:10]}  {b.section}/{b.knowledge_type}  {b.scope}  {_clip(b.content, width)}"
+        f"{_c(b.id, '36')}  {b.created_at[:10]}  {b.section}/{b.knowledge_type}  {b.scope}"
+        + ("" if b.decay_weight is None else f"  {_c(f'{b.decay_weight:.2f}', '2')}")
+        + f"  {_clip(b.content, width)}"
         for b in r.bullets
     )
+
+
+def check_line(status: str, name: str, detail: str, fix: str) -> str:
+    mark = _c(status.ljust(4), {"OK": "32", "WARN": "33", "FAIL": "1;31"}.get(status, "0"))
+    return f"{mark}  {name.ljust(11)} {detail}" + (f"\n      fix: {fix}" if fix else "")

@@ -26,9 +26,10 @@ class BulletOut(BaseModel):
     recall_count: int
     status: str
     origin: str
+    decay_weight: float | None = Field(default=None, description="current weight on the forgetting curve, 0-1")
 
     @classmethod
-    def of(cls, b: Bullet) -> BulletOut:
+    def of(cls, b: Bullet, weight: float | None = None) -> BulletOut:
         return cls(
             id=b.id,
             content=b.content,
@@ -47,6 +48,7 @@ class BulletOut(BaseModel):
             recall_count=b.recall_count,
             status=b.status.value,
             origin=b.origin,
+            decay_weight=None if weight is None else round(weight, 4),
         )
 
 
@@ -202,10 +204,16 @@ class StatsOut(BaseModel):
     model_note: str
     home: str
     store_bytes: int
+    decay_histogram: dict[str, int] = Field(
+        default_factory=dict, description="active bullets by band of the forgetting curve"
+    )
+    injections: dict[str, int] = Field(default_factory=dict, description="context injections by hook, and found")
 
     @classmethod
-    def of(cls, s: Stats) -> StatsOut:
-        return cls(**s.__dict__)
+    def of(
+        cls, s: Stats, histogram: dict[str, int] | None = None, injections: dict[str, int] | None = None
+    ) -> StatsOut:
+        return cls(**s.__dict__, decay_histogram=histogram or {}, injections=injections or {})
 
 
 class ReflectedBullet(BaseModel):

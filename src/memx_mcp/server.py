@@ -41,7 +41,8 @@ INSTRUCTIONS = """memx is your long-term memory across sessions and projects.
   concise, self-contained bullet: "When X, do Y, because Z", with commands and identifiers verbatim.
   Never include secrets; memx masks them anyway.
 - If `remember` reports a conflict, tell the user; `list_conflicts` shows contradictions to resolve.
-- `forget` archives bullets that turned out to be wrong."""
+- `forget` archives bullets that turned out to be wrong.
+Resources: memx://stats, memx://conflicts, memx://scope/current, memx://bullets/{id}. Prompt: recap."""
 
 
 class MemoryHandle:
@@ -126,6 +127,10 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
     )
+
+    from .resources import register
+
+    register(server, handle)
 
     @server.tool(
         name="remember",

@@ -1,6 +1,9 @@
-"""``memx hook claude-code``: Claude Code runs it on ``SessionEnd`` and ``PreCompact`` with the hook JSON on
-stdin; it reflects the turns of the transcript not reflected before, into the scope of the session's
-working directory. It always exits 0 and logs to ``MEMX_HOME/logs/hook.log``."""
+"""``memx hook claude-code``: Claude Code runs it with the hook JSON on stdin.
+
+``SessionEnd`` and ``PreCompact``: reflect the turns of the transcript not reflected before, into the
+scope of the session's working directory. ``SessionStart`` and ``UserPromptSubmit``: print the context to
+inject (see ``injection.py``), answered by the warm helper (``helper.py``), which the first such call
+starts. It always exits 0 and logs to ``MEMX_HOME/logs/hook.log``."""
 
 from __future__ import annotations
 
@@ -15,10 +18,12 @@ from typing import IO, Any
 from ..config import Settings
 
 HANDLED = ("SessionEnd", "PreCompact")
+CONTEXT = ("SessionStart", "UserPromptSubmit")
 MAX_STDIN = 1_000_000
+HELPER_WAIT = 8.0  # seconds the first context hook waits for the helper it started (model load)
 
 
-def _logger(settings: Settings) -> logging.Logger:
+def logger(settings: Settings) -> logging.Logger:
     log = logging.getLogger("memx_mcp.hook")
     if not log.handlers:
         folder = settings.home / "logs"
@@ -31,15 +36,49 @@ def _logger(settings: Settings) -> logging.Logger:
     return log
 
 
-def run(settings: Settings, stdin: IO[str] | None = None) -> int:
+def _context(settings: Settings, payload: dict[str, Any], log: logging.Logger) -> str:
+    from . import helper
+
+    text = helper.ask(settings, payload)
+    if text is not None:
+        return text
+    error = helper.helper_error(settings)
+    if error is None:
+        helper.start(settings)
+        deadline = time.monotonic() + HELPER_WAIT
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            text = helper.ask(settings, payload)
+            if text is not None:
+                return text
+            error = helper.helper_error(settings)
+            if error:
+                break
+    log.warning("%s: no context (%s)", payload.get("hook_event_name"), error or "helper not ready in time")
+    return ""
+
+
+def _print(event: str, text: str, as_json: bool, out: IO[str]) -> None:
+    if as_json:
+        out.write(json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}) + "\n")
+    else:
+        out.write(text + "\n")
+
+
+def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False, stdout: IO[str] | None = None) -> int:
     """Handle one hook call. Whatever happens, return 0."""
-    log = _logger(settings)
+    log = logger(settings)
     started = time.monotonic()
     try:
         payload: Any = json.loads((stdin or sys.stdin).read(MAX_STDIN) or "{}")
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
         event = str(payload.get("hook_event_name", ""))
+        if event in CONTEXT:
+            text = _context(settings, payload, log)
+            if text:
+                _print(event, text, as_json, stdout or sys.stdout)
+            return 0
         if event not in HANDLED:
             log.info("ignored event %r", event)
             return 0

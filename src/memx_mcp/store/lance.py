@@ -245,6 +245,14 @@ class LanceStore(ReflectionLog, ConflictTable):
         vectors (recall takes its similarities from ``similarities``)."""
         return [b for b, _ in self.similar(vector, scopes, limit, fresh=False)]
 
+    def active_in(self, scopes: Sequence[str]) -> list[Bullet]:
+        """Active bullets of ``scopes`` without their vectors: from the in-memory copy, plus any stored
+        while the model was away (not in the copy)."""
+        self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
+        found = self._vectors.in_scopes(scopes)
+        where = f"{self._visible(scopes)} AND vector IS NULL"
+        return found + [b for b in self.all_bullets(where)]
+
     def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of ``ids`` that has a vector."""
         return self._vectors.similarities(ids, vector)
@@ -326,6 +334,12 @@ class LanceStore(ReflectionLog, ConflictTable):
             self._bullets.to_arrow() if where is None else self._bullets.search().where(where).limit(None).to_arrow()
         )
         return [row_to_bullet(r) for r in table.to_pylist()]
+
+    def decay_inputs(self) -> list[tuple[datetime, int]]:
+        """(created_at, recall_count) of every active bullet: what Decay needs, without the rest."""
+        table = self._bullets.search().where("status = 'active'").select(["created_at", "recall_count"]).limit(None)
+        data = table.to_arrow()
+        return list(zip(data.column("created_at").to_pylist(), data.column("recall_count").to_pylist(), strict=True))
 
     def column_counts(self, column: str) -> dict[str, int]:
         values = self._bullets.to_arrow().column(column).to_pylist() if self.count() else []

@@ -199,6 +199,15 @@ class VectorIndex:
         )
         self._rows = rows.set_column(rows.schema.get_field_index("last_recalled_at"), field, recalled)
 
+    def in_scopes(self, scopes: Sequence[str]) -> list[Bullet]:
+        """Every bullet of the copy in ``scopes`` (without vectors)."""
+        codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
+        if self._rows is None or not codes:
+            return []
+        positions = np.flatnonzero(np.isin(self._scope_codes, codes))
+        rows = self._rows.take(pa.array(positions)).to_pylist()
+        return [row_to_bullet({**row, "vector": None}) for row in rows]
+
     def bullets(self, ids: Sequence[str], with_vectors: bool = True) -> dict[str, Bullet]:
         """The copy's bullets for ``ids`` it holds (recall asks without their vectors: it takes its
         similarities from ``similarities``, and skipping them saves most of the conversion)."""

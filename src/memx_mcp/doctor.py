@@ -1,0 +1,154 @@
+"""``memx doctor``: is this installation healthy? Each check says OK, WARN or FAIL, what it found, and
+for anything not OK how to fix it. The self-test writes one bullet to a scope of its own and erases it."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from . import __version__
+from .clients import Places, configured
+from .config import Settings
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+Status = Literal["OK", "WARN", "FAIL"]
+
+
+@dataclass(frozen=True)
+class Check:
+    status: Status
+    name: str
+    detail: str
+    fix: str = ""
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _environment() -> Iterator[Check]:
+    py = sys.version_info
+    yield Check(
+        "OK" if py >= (3, 11) else "FAIL",
+        "python",
+        f"{sys.version.split()[0]} at {sys.executable}",
+        "" if py >= (3, 11) else "memx needs Python 3.11 or newer",
+    )
+    versions = {p: _version(p) for p in ("mcp", "lancedb", "fastembed", "onnxruntime", "pyarrow", "anthropic")}
+    missing = [p for p, v in versions.items() if v == "missing"]
+    yield Check(
+        "FAIL" if missing else "OK",
+        "packages",
+        f"memx-mcp {__version__}; " + ", ".join(f"{p} {v}" for p, v in versions.items()),
+        f"reinstall: pip install --force-reinstall memx-mcp (missing: {', '.join(missing)})" if missing else "",
+    )
+
+
+def _data_folder(home: Path) -> Iterator[Check]:
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        probe = home / f".doctor-{os.getpid()}"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        yield Check("FAIL", "data folder", f"{home}: not writable ({exc})", "set MEMX_HOME to a folder you own")
+        return
+    mode = stat.S_IMODE(home.stat().st_mode)
+    private = os.name == "nt" or mode & 0o077 == 0
+    yield Check(
+        "OK" if private else "WARN",
+        "data folder",
+        f"{home} (mode {mode:o})",
+        "" if private else f"other users can read it: chmod 700 {home}",
+    )
+
+
+def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
+    """Every check in order; a failure early on skips what depends on it."""
+    checks = [*_environment(), *_data_folder(settings.home)]
+    if checks[-1].status == "FAIL":
+        return checks
+    from .compose import open_memory
+
+    try:
+        start = time.perf_counter()
+        memory = open_memory(settings, cwd=cwd)
+        seconds = time.perf_counter() - start
+    except Exception as exc:
+        checks.append(Check("FAIL", "store", f"cannot open: {exc}", "see the message; `memx export` keeps a copy"))
+        return checks
+    meta = json.loads((settings.home / "store" / "meta.json").read_text())
+    checks.append(
+        Check(
+            "OK",
+            "store",
+            f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {memory.store.count()} bullets, "
+            f"{memory.store.size_bytes() / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
+        )
+    )
+    vectors, note = memory.embed_texts(["memx doctor probe"])
+    if vectors and len(vectors[0]) == settings.model_dim:
+        checks.append(Check("OK", "model", f"{settings.model_name}: a {len(vectors[0])}-d embedding"))
+    else:
+        checks.append(
+            Check(
+                "WARN",
+                "model",
+                f"{settings.model_name} unavailable ({note}); recall runs keyword-only",
+                "reinstall memx-mcp (the model ships in the package), or set MEMX_MODEL_PATH",
+            )
+        )
+    checks.append(_self_test(memory))
+    checks.append(_clients(places))
+    key = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    checks.append(
+        Check(
+            "OK",
+            "reflector",
+            f"mode {settings.reflector_mode}; "
+            + ("LLM refinement available" if key else "rules only (no ANTHROPIC_API_KEY: nothing is sent anywhere)"),
+        )
+    )
+    return checks
+
+
+def _self_test(memory: Memory) -> Check:
+    scope = f"project:memx-doctor-{uuid.uuid4().hex[:8]}"
+    text = f"memx doctor self-test {uuid.uuid4().hex}: remember, recall and forget work"
+    try:
+        start = time.perf_counter()
+        stored = memory.remember(text, scope=scope)
+        found = memory.recall("memx doctor self-test remember recall forget", scope=scope, reinforce=False)
+        memory.forget([stored.bullet.id], purge=True)
+        seconds = time.perf_counter() - start
+    except Exception as exc:
+        return Check("FAIL", "self-test", f"remember → recall → forget failed: {exc}", "run with MEMX_LOG_LEVEL=DEBUG")
+    if not found.hits or found.hits[0].bullet.id != stored.bullet.id:
+        return Check("FAIL", "self-test", "a bullet just remembered was not recalled", "run `memx reindex`")
+    return Check("OK", "self-test", f"remember → recall ({found.mode}) → forget in {seconds:.2f} s")
+
+
+def _clients(places: Places) -> Check:
+    found = configured(places)
+    if not found:
+        return Check(
+            "WARN",
+            "clients",
+            "memx is not configured in Claude Desktop, Claude Code or Cursor",
+            "memx install claude-code (or claude-desktop, cursor)",
+        )
+    return Check("OK", "clients", "; ".join(f"{client}: {', '.join(items)}" for client, items in found.items()))

@@ -1,0 +1,158 @@
+"""The warm helper behind the context hooks.
+
+A hook is a new process each time, and loading the store and the model takes about a second: too slow
+for every prompt. The first context hook starts this helper in the background; it keeps Memory open and
+answers later hooks over a loopback socket in milliseconds. One helper per data folder (a file lock),
+bound to 127.0.0.1 only, each request carrying a random token from a file only its owner can read. It
+exits after ``hook_daemon_idle_minutes`` without a request; the next hook starts it again.
+
+    python -m memx_mcp.hooks.helper --home DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hmac
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings, load_settings
+
+MAX_REQUEST = 1_000_000
+
+
+def state_file(settings: Settings) -> Path:
+    return settings.home / "run" / "hook-helper.json"
+
+
+def _write_state(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    data = b""
+    while not data.endswith(b"\n") and len(data) < MAX_REQUEST:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> str | None:
+    """The helper's answer to one hook call, or None when no helper is ready (never raises)."""
+    try:
+        state = json.loads(state_file(settings).read_text(encoding="utf-8"))
+        if "port" not in state:
+            return None
+        with socket.create_connection(("127.0.0.1", int(state["port"])), timeout=timeout) as conn:
+            conn.sendall(json.dumps({"token": state["token"], "payload": payload}).encode() + b"\n")
+            answer = json.loads(_read_line(conn) or b"{}")
+        return str(answer["text"]) if "text" in answer else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def helper_error(settings: Settings, within: float = 60.0) -> str | None:
+    """What made the helper fail to start, if it failed less than ``within`` seconds ago."""
+    try:
+        path = state_file(settings)
+        state = json.loads(path.read_text(encoding="utf-8"))
+        recent = time.time() - path.stat().st_mtime < within
+        return str(state["error"]) if "error" in state and recent else None
+    except (OSError, ValueError):
+        return None
+
+
+def start(settings: Settings) -> None:
+    """Start a helper in the background, detached from the hook (which exits at once)."""
+    subprocess.Popen(
+        [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(settings.home)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
+def serve(settings: Settings) -> int:
+    from ..compose import open_memory, private_files
+    from ..errors import StoreError
+    from ..store.lock import file_lock
+    from .claude_code import logger
+    from .injection import inject
+
+    private_files()
+    log = logger(settings)
+    run = settings.home / "run"
+    run.mkdir(parents=True, exist_ok=True, mode=0o700)
+    state = state_file(settings)
+    try:
+        with file_lock(run / "hook-helper.lock", timeout=0.05):
+            try:
+                memory = open_memory(settings)
+                memory.embedder.get(60.0)
+            except Exception as exc:
+                _write_state(state, {"error": f"{type(exc).__name__}: {exc}", "pid": os.getpid()})
+                log.warning("hook helper could not open the memory: %s", exc)
+                return 1
+            token = secrets.token_hex(16)
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+                server.bind(("127.0.0.1", 0))
+                server.listen(8)
+                server.settimeout(settings.hook_daemon_idle_minutes * 60)
+                _write_state(state, {"port": server.getsockname()[1], "token": token, "pid": os.getpid()})
+                log.info("hook helper %d listening", os.getpid())
+                try:
+                    while True:
+                        try:
+                            conn, _ = server.accept()
+                        except TimeoutError:
+                            log.info("hook helper %d idle: exiting", os.getpid())
+                            return 0
+                        with conn:
+                            conn.settimeout(5.0)
+                            _answer(conn, token, memory, inject, log)
+                finally:
+                    state.unlink(missing_ok=True)
+    except StoreError:
+        return 0  # another helper holds the lock: it answers
+
+
+def _answer(conn: socket.socket, token: str, memory: Any, inject: Any, log: Any) -> None:
+    try:
+        request = json.loads(_read_line(conn) or b"{}")
+        if not hmac.compare_digest(str(request.get("token", "")), token):
+            log.warning("hook helper refused a request without the right token")
+            return
+        payload = request.get("payload") or {}
+        cwd = Path(str(payload.get("cwd", "")))
+        memory.set_cwd(cwd if str(cwd) and cwd.is_dir() else Path.home())
+        text = inject(memory, payload)
+    except Exception as exc:  # fail open: the hook prints nothing
+        log.warning("hook helper failed open: %s: %s", type(exc).__name__, exc)
+        text = ""
+    with contextlib.suppress(OSError):
+        conn.sendall(json.dumps({"text": text}, ensure_ascii=False).encode() + b"\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="memx-hook-helper")
+    parser.add_argument("--home")
+    args = parser.parse_args(argv)
+    return serve(load_settings(home=args.home))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
