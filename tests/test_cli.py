@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .helpers import env_for, script
 
 
@@ -89,11 +91,70 @@ def test_reindex_re_embeds_a_store_built_without_the_model(tmp_path: Path) -> No
     assert found["results"][0]["score"]["semantic"] > 0.2
 
 
+COMMANDS = (
+    "remember recall show edit forget conflicts gc restore list export import reflect sanitize hook install "
+    "uninstall doctor stats reindex"
+).split()
+
+
 def test_help_lists_every_command_and_version_answers(tmp_path: Path) -> None:
     helptext = memx(tmp_path, "--help").stdout
-    for command in ("remember", "recall", "forget", "conflicts", "stats", "reindex"):
+    for command in COMMANDS:
         assert command in helptext
     assert memx(tmp_path, "--version").stdout.startswith("memx ")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_an_example_and_a_json_flag(tmp_path: Path, command: str) -> None:
+    done = memx(tmp_path, command, "--help")
+    assert done.returncode == 0 and "example:" in done.stdout and f"memx {command}" in done.stdout
+    assert "--json" in done.stdout or "--json" in memx(tmp_path, "--help").stdout
+
+
+def test_every_command_answers_in_json(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    userhome = tmp_path / "user"
+    userhome.mkdir()
+    env = {"HOME": str(userhome), "USERPROFILE": str(userhome)}
+    a = as_json(memx(d, "remember", "A Redis pool of 10 connections is enough", "--json"))["bullet"]["id"]
+    b = as_json(memx(d, "remember", "Redis is only stable with a pool of 50 connections or more", "--json"))
+    assert as_json(memx(d, "recall", "redis pool", "--json"))["results"]
+    assert as_json(memx(d, "show", a, "--json"))["decay_weight"] == 1.0
+    assert as_json(memx(d, "edit", a, "--tag", "redis", "--json"))["tags"] == ["redis"]
+    (conflict,) = as_json(memx(d, "conflicts", "--json"))["conflicts"]
+    assert as_json(memx(d, "list", "--json", "--section", "general"))["bullets"]
+    assert as_json(memx(d, "gc", "--dry-run", "--json"))["dry_run"] is True
+    assert as_json(memx(d, "conflicts", "resolve", conflict["id"], "--keep", "b", "--json"))["kept"] == "b"
+    assert as_json(memx(d, "restore", a, "--json"))["bullets"][0]["id"] == a
+    assert as_json(memx(d, "forget", "--query", "redis pool", "--json"))["would_forget"]
+    exported = memx(d, "export", "--json").stdout.splitlines()
+    assert len(exported) == 2 and all(json.loads(line)["id"] for line in exported)
+    (tmp_path / "in.jsonl").write_text(json.dumps({"content": "Use uv sync --frozen in CI"}) + "\n")
+    assert as_json(memx(d, "import", str(tmp_path / "in.jsonl"), "--json"))["inserted"] == 1
+    session = tmp_path / "s.txt"
+    session.write_text("User: pytest is slow\nAssistant: run pytest -n auto, it needs pytest-xdist\n")
+    assert isinstance(as_json(memx(d, "reflect", str(session), "--dry-run", "--json")), list)
+    masked = subprocess.run(
+        [*script("memx"), "sanitize", "--json"], input="token=ghp_" + "a1B2" * 9, capture_output=True, text=True
+    )
+    assert json.loads(masked.stdout)["masked"] == {"api_token": 1}
+    assert as_json(memx(d, "install", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"]
+    assert as_json(memx(d, "uninstall", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"] is False
+    doctor = as_json(memx(d, "doctor", "--json", **env))
+    assert doctor["ok"] and {c["name"] for c in doctor["checks"]} >= {"store", "model", "self-test", "clients"}
+    stats = as_json(memx(d, "stats", "--json"))
+    assert stats["active"] == 3 and sum(stats["decay_histogram"].values()) == 3  # the self-test left nothing
+    assert as_json(memx(d, "reindex", "--json")) == {"reindexed": 3}
+    assert b["action"] == "inserted_with_conflict"
+
+
+def test_doctor_fails_with_a_fix_when_the_data_folder_is_unusable(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    done = memx(blocked / "home", "doctor", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "FAIL  data folder" in done.stdout and "fix: set MEMX_HOME" in done.stdout
+    assert "OK    python" in done.stdout
 
 
 def test_conflicts_resolve_gc_restore_list_export_and_import(tmp_path: Path) -> None:

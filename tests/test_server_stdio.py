@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +182,70 @@ def test_resolve_conflict_over_stdio(tmp_path: Path) -> None:
     assert listed.structured_content["conflicts"][0]["kind"] == "contradiction"
     assert not done.is_error and "10" in done.structured_content["merged"]["content"]
     assert after.structured_content == {"conflicts": []}
+
+
+def test_resources_and_the_recap_prompt_over_stdio(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    async def steps(s: ClientSession, init: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        r = await s.call_tool(
+            "remember", {"text": "Set MAX_POOL_SIZE=50 in .env because Redis drops connections at 10"}
+        )
+        bullet_id = r.structured_content["bullet"]["id"]
+        out["resources"] = {str(x.uri) for x in (await s.list_resources()).resources}
+        out["templates"] = {t.uri_template for t in (await s.list_resource_templates()).resource_templates}
+        for uri in ("memx://stats", f"memx://bullets/{bullet_id}", "memx://conflicts", "memx://scope/current"):
+            (content,) = (await s.read_resource(uri)).contents
+            out[uri.split("/")[2] if "bullets" not in uri else "bullet"] = json.loads(content.text)
+        try:
+            await s.read_resource("memx://bullets/b_nope")
+        except MCPError as exc:
+            out["missing"] = str(exc)
+        out["prompts"] = {p.name for p in (await s.list_prompts()).prompts}
+        out["recap"] = await s.get_prompt("recap", {})
+        out["topic"] = await s.get_prompt("recap", {"topic": "redis"})
+        out["id"] = bullet_id
+        return out
+
+    out = run(tmp_path / "home", tmp_path, steps)
+    assert out["resources"] >= {"memx://stats", "memx://conflicts", "memx://scope/current"}
+    assert out["templates"] == {"memx://bullets/{bullet_id}"}
+    assert out["stats"]["active"] == 1 and out["stats"]["decay_histogram"]["protected (new)"] == 1
+    assert out["bullet"]["id"] == out["id"] and out["bullet"]["decay_weight"] == 1.0
+    assert out["conflicts"] == {"conflicts": []}
+    assert out["scope"]["bullets"][0]["id"] == out["id"]
+    assert "no bullet 'b_nope'" in out["missing"]
+    assert out["prompts"] == {"recap"}
+    text = out["recap"].messages[0].content.text
+    assert "MAX_POOL_SIZE=50" in text and "Summarise" in text
+    assert "MAX_POOL_SIZE=50" in out["topic"].messages[0].content.text
+
+
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+
+
+@pytest.mark.skipif(shutil.which("npx") is None, reason="the MCP Inspector needs npx")
+def test_the_mcp_inspector_cli_lists_tools_and_resources_and_calls_recall(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    server = script("memx-mcp")
+
+    def inspect(*args: str) -> Any:
+        done = subprocess.run(
+            ["npx", "-y", INSPECTOR, "--cli", *server, "--home", str(home), *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env_for(home),
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout)
+
+    tools = {t["name"] for t in inspect("--method", "tools/list")["tools"]}
+    assert {"remember", "recall", "list_conflicts", "forget", "resolve_conflict", "reflect"} <= tools
+    assert "memx://stats" in {r["uri"] for r in inspect("--method", "resources/list")["resources"]}
+    stored = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
+    inspect("--method", "tools/call", "--tool-name", "remember", "--tool-arg", f"text={stored}")
+    found = inspect("--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=make the tests faster")
+    assert found["structuredContent"]["results"][0]["content"] == stored
