@@ -91,6 +91,8 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
 
         full = browse.stats(memory)
         _emit(args, StatsOut.of(full.stats, full.decay_histogram, injection_counts(memory.settings)), render.stats_text)
+    elif args.command == "ui":
+        _ui(args, memory)
     elif args.command in ("show", "edit"):
         from . import browse
         from .schemas import BulletOut
@@ -109,6 +111,27 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
             else f"Re-embedded {count} bullet(s) with {memory.settings.model_name}.\n"
         )
     return 0
+
+
+def _ui(args: argparse.Namespace, memory: Memory) -> None:
+    import webbrowser
+
+    from .web.server import UiServer
+
+    server = UiServer(memory, port=args.port)
+    if args.json:
+        sys.stdout.write(json.dumps({"url": server.url}) + "\n")
+    else:
+        sys.stdout.write(f"memx ui: {server.url}\n(only this machine can reach it; Ctrl-C stops it)\n")
+    sys.stdout.flush()
+    if not args.no_open:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 def _conflicts(args: argparse.Namespace, memory: Memory) -> None:

@@ -133,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-session-start", action="store_true", help="Claude Code: no context at session start")
             p.add_argument("--no-prompt", action="store_true", help="Claude Code: no context with each prompt")
 
+    p = add("ui", "a local web page to look inside the memory", "memx ui --port 8765", unscoped)
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-open", action="store_true", help="do not open a browser; just print the URL")
+
     add("doctor", "check the installation; exit 1 on a failure", "memx doctor --json", unscoped)
     add("stats", "what the store holds, with a decay histogram", "memx stats --json", unscoped)
     add("reindex", "re-embed every bullet with the configured model", "memx reindex", unscoped)

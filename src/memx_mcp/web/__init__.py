@@ -1,0 +1,1 @@
+"""``memx ui``: a local web page to look inside the memory (see ``server.py``)."""
