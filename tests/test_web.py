@@ -64,6 +64,28 @@ def test_requests_without_the_token_are_refused(ui: UiServer, memory: Memory) ->
     assert memory.store.get([b.id])[0].status.value == "active"
 
 
+def test_memx_ui_prints_its_url_and_serves_the_store(tmp_path: Path) -> None:
+    import subprocess
+
+    home = tmp_path / "home"
+    proc = subprocess.Popen(
+        [*script("memx"), "--home", str(home), "ui", "--no-open", "--json"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env_for(home),
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdout is not None
+        url = json.loads(proc.stdout.readline())["url"]
+        assert url.startswith("http://127.0.0.1:") and "?token=" in url
+        status, page = fetch(url)
+        assert status == 200 and b"memx" in page
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
 def test_the_server_listens_on_loopback_only(ui: UiServer) -> None:
     assert ui.server_address[0] == "127.0.0.1"
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
