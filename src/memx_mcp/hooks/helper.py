@@ -15,16 +15,21 @@ import argparse
 import contextlib
 import hmac
 import json
+import logging
 import os
 import secrets
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 MAX_REQUEST = 1_000_000
 
@@ -76,13 +81,14 @@ def helper_error(settings: Settings, within: float = 60.0) -> str | None:
 
 def start(settings: Settings) -> None:
     """Start a helper in the background, detached from the hook (which exits at once)."""
-    subprocess.Popen(
+    detached = {"creationflags": 0x00000008 | 0x00000200} if sys.platform == "win32" else {"start_new_session": True}
+    subprocess.Popen(  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP on Windows, a new session elsewhere
         [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(settings.home)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,
         close_fds=True,
+        **detached,
     )
 
 
@@ -130,7 +136,13 @@ def serve(settings: Settings) -> int:
         return 0  # another helper holds the lock: it answers
 
 
-def _answer(conn: socket.socket, token: str, memory: Any, inject: Any, log: Any) -> None:
+def _answer(
+    conn: socket.socket,
+    token: str,
+    memory: Memory,
+    inject: Callable[[Memory, dict[str, Any]], str],
+    log: logging.Logger,
+) -> None:
     try:
         request = json.loads(_read_line(conn) or b"{}")
         if not hmac.compare_digest(str(request.get("token", "")), token):
