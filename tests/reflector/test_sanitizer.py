@@ -31,6 +31,7 @@ S = PrivacySanitizer()
         ("GET https://api.softlayer.com/soap/v3/" + "a1b2" * 16, "api_token", "a1b2" * 16),
         ("curl -u elastic:P@ssw0rd$1 https://localhost:9200", "basic_auth", "P@ssw0rd$1"),
         ('sumologic_access_id = "sug5XpdpaoxtOH"', "secret_assignment", "sug5XpdpaoxtOH"),
+        ('curl -u "d2LkV78zLx!t:" https://localhost:9200', "basic_auth", "d2LkV78zLx!t"),  # a key as user
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -69,6 +70,10 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "use os.path.join(a, b) in src/memx_mcp/cli.py",
         "class APDocumentation and APACHE2 LICENSE",
         "user_id = 42 and session_id = abc",
+        'public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
+        'curl -k -X POST -I -u "SRVC_JENKINS:${APPID}"',
+        "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/",
+        "MantleAPI_version=9a038989604e8da62ecddbe2094b16ce1b778be1",
     ],
 )
 def test_what_is_not_secret_is_left_byte_identical(text: str) -> None:

@@ -154,7 +154,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     _p("phone", r"(?<![\w.])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}(?![\w.])"),
     _p("phone", r"(?<![\w.\-])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-])"),
     _p("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)([^/\\\s\"':]+)", 1),
-    _p("high_entropy", r"(?<![\w+/.~-])[A-Za-z0-9+/_=~-]{20,}(?![\w+/=.~-])"),
+    _p("high_entropy", r"(?<![\w+/.~=-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![\w+/=.~-])"),
 )
 
 _NOT_USERS = frozenset({"shared", "public", "default", "all users", "runner", "user", "username", "you", "me"})
@@ -173,6 +173,7 @@ _PLACEHOLDER = re.compile(
     r"placeholder|your[_-]?|changeme|dummy|_here"
 )
 _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
+_LABELLED_PUBLIC = re.compile(r"([\w.-]+)[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
 
@@ -280,16 +281,22 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         has_digit, has_alpha = any(c.isdigit() for c in core), any(c.isalpha() for c in core)
         mixed = any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)  # not just a capital
         return (has_digit and has_alpha) or (mixed and len(core) >= 12) or _random_looking(core)
-    if name == "basic_auth":
-        parts = [p.strip("\"'{}") for p in value.strip("\"'").rsplit(":", 1)]
-        return any(
-            not re.fullmatch(r"[a-z]{0,10}", p) and not looks_placeholder(p) and "[" not in p and not p.startswith("$")
-            for p in parts
+    if name == "basic_auth":  # user:password: the password is the secret (a user name alone is not), or,
+        user, _, password = value.strip("\"'").rpartition(":")  # with an empty password, the user (an API key)
+        password = password.strip("\"'{} ") or user.strip("\"'{} ")
+        return (
+            not re.fullmatch(r"[a-z]{0,10}", password)
+            and not looks_placeholder(password)
+            and "[" not in password
+            and not password.startswith("$")
         )
     if name == "auth_header":
         return not _is_identifier(value) and "://" not in value
     if name == "high_entropy":
-        before = match.string[max(0, match.start() - 24) : match.start()]
+        before = match.string[max(0, match.start() - 40) : match.start()]
+        labelled = _LABELLED_PUBLIC.search(before)
+        if labelled and _NOT_SECRET_KEY.search(labelled.group(1)):
+            return False  # public_key = "…", csrf-token=…, "credentialId": "…": the text says it is not secret
         chunk_start = max(match.string.rfind(" ", 0, match.start()), match.string.rfind("\n", 0, match.start()))
         in_url = "://" in match.string[chunk_start + 1 : match.start()]
         hashed = _LOCKFILE_HASH.search(before) or re.match(r"sha\d{1,3}-", value)
