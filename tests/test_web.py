@@ -205,3 +205,25 @@ def test_an_edit_in_the_page_is_what_the_mcp_client_recalls(
     found = anyio.run(recall)
     top = found.structured_content["results"][0]
     assert top["id"] == b.id and top["content"].startswith("Run the test suite with uv run pytest -n 8")
+
+
+@needs_browser
+def test_chinese_and_japanese_bullets_show_and_open_from_the_keyboard(
+    ui: UiServer, memory: Memory, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    zh = memory.remember("测试太慢时，用 pytest -n auto 并行运行整个测试套件").bullet
+    ja = memory.remember("デプロイ前に docker compose build --no-cache を実行しないと古いイメージが使われる").bullet
+    browser.get(ui.url)
+    rows = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr"))
+    texts = {r.get_attribute("data-id"): r.find_elements(By.TAG_NAME, "td")[0].text for r in rows}
+    assert texts == {zh.id: zh.content, ja.id: ja.content}
+    row = browser.find_element(By.CSS_SELECTOR, f"#bullets tr[data-id='{ja.id}']")
+    row.send_keys(Keys.ENTER)  # rows are focusable; Enter opens one
+    wait_for(browser, lambda d: d.find_element(By.ID, "d-content").get_attribute("value") == ja.content)
+    browser.find_element(By.TAG_NAME, "body").send_keys("/")
+    browser.switch_to.active_element.send_keys("测试 并行", Keys.ENTER)
+    first = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr"))[0]
+    assert first.get_attribute("data-id") == zh.id
