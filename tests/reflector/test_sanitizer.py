@@ -32,6 +32,10 @@ S = PrivacySanitizer()
         ("curl -u elastic:P@ssw0rd$1 https://localhost:9200", "basic_auth", "P@ssw0rd$1"),
         ('sumologic_access_id = "sug5XpdpaoxtOH"', "secret_assignment", "sug5XpdpaoxtOH"),
         ('curl -u "d2LkV78zLx!t:" https://localhost:9200', "basic_auth", "d2LkV78zLx!t"),  # a key as user
+        ('requirepass "s3cretRedisPass"', "secret_assignment", "s3cretRedisPass"),
+        ('ibm_iam_key = "abcd1234abcd1234abcd1234ABCD1234"', "secret_assignment", "abcd1234ABCD1234"),
+        ('if ("hunter2abc" !== my_password_sec) {', "secret_assignment", "hunter2abc"),
+        ('export SUMOLOGIC_ACCESSID="suDbJw97o9WVo0"', "secret_assignment", "suDbJw97o9WVo0"),
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",

@@ -135,8 +135,13 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "secret_assignment",
-        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*([\w.]*" + _SECRET_WORD + r")\b",
+        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*([\w.]*" + _SECRET_WORD + r"\w*)\b",
         1,
+    ),
+    _p(  # config syntax without an operator: password "…" (nginx, redis.conf, many DSLs)
+        "secret_assignment",
+        r"(?i)(?<![\w.-])(password|passwd|passphrase|secrete?|requirepass|masterauth)[ \t]+\"([^\"\n]{4,200})\"",
+        2,
     ),
     _p(
         "secret_phrase",
@@ -166,7 +171,7 @@ _STRONG_WORDS = frozenset(
     "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login".split()
 )
 _STRONG_SUFFIXES = ("apikey", "password", "passwd", "secret", "token")
-_KEY_QUALIFIERS = frozenset("api access secret private auth client signing encryption master".split())
+_KEY_QUALIFIERS = frozenset("api access secret private auth client signing encryption master iam".split())
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
@@ -201,7 +206,8 @@ def looks_placeholder(value: str) -> bool:
 
 
 def _key_words(key: str) -> list[str]:
-    return [w.lower() for part in re.split(r"[^A-Za-z0-9]+", key) for w in _CAMEL_PARTS.findall(part)]
+    words = [w.lower() for part in re.split(r"[^A-Za-z0-9]+", key) for w in _CAMEL_PARTS.findall(part)]
+    return [piece for w in words for piece in (("access", "id") if w == "accessid" else (w,))]  # ACCESSID
 
 
 def _assignment_is_secret(key: str, value: str) -> bool:
@@ -220,7 +226,7 @@ def _assignment_is_secret(key: str, value: str) -> bool:
         random = _random_looking(value) or (
             "access" in words  # an access id is a credential by name: mixed classes and near-maximal entropy do
             and all(any(test(c) for c in core) for test in (str.isupper, str.islower, str.isdigit))
-            and _entropy(core) >= 0.9 * math.log2(len(core) or 1)
+            and _entropy(core) >= 0.85 * math.log2(len(core) or 1)
         )
         return (
             len(core) >= (12 if "access" in words else 16)
