@@ -50,8 +50,10 @@ def test_a_scan_finds_contradictions_imported_without_curation_and_records_them_
     ]
     maintenance.import_records(memory, lines)
     assert memory.list_conflicts() == []  # restored records skip the Curator
-    found = maintenance.scan_conflicts(memory)
+    seen: list[tuple[int, int]] = []
+    found = maintenance.scan_conflicts(memory, progress=lambda done, total: seen.append((done, total)))
     assert [(c.kind, {c.a_id, c.b_id}) for c in found] == [("contradiction", {"b_0", "b_1"})]
+    assert seen[0] == (0, 3) and seen[-1] == (3, 3)
     assert maintenance.scan_conflicts(memory) == []
 
 

@@ -146,7 +146,7 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
         _emit(args, out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
         return
     if args.scan:
-        found = maintenance.scan_conflicts(memory, args.scope)
+        found = maintenance.scan_conflicts(memory, args.scope, progress=_progress)
         if not args.json:
             sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
     views = memory.list_conflicts(args.scope, include_overlaps=args.all)

@@ -28,7 +28,9 @@ Progress = Callable[[int, int], None]
 # -- conflicts --------------------------------------------------------------------------------------
 
 
-def scan_conflicts(memory: Memory, scope: str | None = None, block: int = 1024) -> list[Conflict]:
+def scan_conflicts(
+    memory: Memory, scope: str | None = None, block: int = 1024, progress: Progress | None = None
+) -> list[Conflict]:
     """Re-examine every active bullet of the visible scopes: pairs in the same scope at ≥ the conflict
     threshold that carry contradiction evidence (or are near-duplicates left unmerged) are recorded once."""
     scopes = memory.resolve_scope(scope).visible()
@@ -40,9 +42,12 @@ def scan_conflicts(memory: Memory, scope: str | None = None, block: int = 1024) 
     by_scope: dict[str, list[Bullet]] = defaultdict(list)
     for b in bullets:
         by_scope[b.scope].append(b)
+    done = 0
     for scope_name, group in by_scope.items():
         vectors = np.asarray([b.vector for b in group], dtype=np.float32)
         for start in range(0, len(group), block):
+            if progress:
+                progress(done + start, len(bullets))
             sims = vectors[start : start + block] @ vectors.T
             rows, cols = np.nonzero(sims >= params.conflict_threshold)
             for i, j in zip(rows + start, cols, strict=True):
@@ -58,6 +63,9 @@ def scan_conflicts(memory: Memory, scope: str | None = None, block: int = 1024) 
                     Conflict("c_" + new_id()[2:], a.id, b.id, round(similarity, 4), kind, evidence, scope_name, now)
                 )
                 known.add(frozenset((a.id, b.id)))
+        done += len(group)
+    if progress:
+        progress(len(bullets), len(bullets))
     memory.store.add_conflicts(found)
     return found
 
