@@ -1,7 +1,8 @@
 """Why memx trails character-bigram BM25 on JSQuAD / CMRC: rerank the same full-text candidates (the top 50
 of LanceDB's BM25 over memx's tokens) with other lexical scores and compare recall@5 on every 4th question.
 
-Rankers: `fts` (LanceDB's BM25 order of the candidates), `memx L1+L2` (what keyword-only recall uses),
+Rankers: `fts` (LanceDB's BM25 order of the candidates), `memx L1+L2` (what keyword-only recall uses:
+the current L1, with BM25 term frequency and length for CJK terms),
 `local BM25` (BM25 with term counts and lengths over the candidates, local IDF), `memx + fts` (the sum,
 full-text score scaled to 0-15). An upper bound is also printed: the share of questions whose paragraph
 is among the 50 candidates at all.
@@ -16,7 +17,7 @@ from collections import Counter
 
 from cjk import SETS
 from harness import bullet_record, fresh_memory, load
-from memx_mcp.retrieval.generator import bullet_terms
+from memx_mcp.retrieval.generator import profile_of
 from memx_mcp.retrieval.layers import exact_score, fuzzy_score, local_idf
 from memx_mcp.retrieval.tokenize import query_terms, tokens
 
@@ -42,7 +43,8 @@ def main() -> None:
             if not found:
                 continue
             hits["in the 50 candidates"] += any(b.id == gold for b, _ in found)
-            own = {b.id: bullet_terms(b) for b, _ in found}
+            profiles = {b.id: profile_of(b) for b, _ in found}
+            own = {i: p.terms for i, p in profiles.items()}
             counts = {b.id: Counter(tokens(b.content)) for b, _ in found}
             weights = local_idf(terms, list(own.values()))
             fts = {b.id: s for b, s in found}
@@ -50,7 +52,11 @@ def main() -> None:
             avg = sum(sum(c.values()) for c in counts.values()) / len(counts)
 
             lengths = {i: sum(c.values()) for i, c in counts.items()}
-            memx = {i: exact_score(terms, own[i], weights) + fuzzy_score(terms, own[i]) for i in own}
+            mean = sum(p.length for p in profiles.values()) / len(profiles)
+            memx = {
+                i: exact_score(terms, p.terms, weights, p.cjk_counts, p.length / mean) + fuzzy_score(terms, p.terms)
+                for i, p in profiles.items()
+            }
             rankers: dict[str, dict[str, float]] = {
                 "fts": fts,
                 "memx L1+L2": memx,

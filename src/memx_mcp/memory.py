@@ -43,6 +43,7 @@ from .reflector import PrivacySanitizer, classify, extract_metadata, instructivi
 from .retrieval import RecallRequest, RetrievalParams
 from .retrieval import recall as generate
 from .retrieval.fusion import FusionParams
+from .retrieval.generator import TermsCache
 from .scopes import Scope, detect_scope, parse_scope
 from .store.lance import LanceStore
 from .store.protocols import EmbedderSource
@@ -75,7 +76,7 @@ class Memory:
         self.cwd = cwd or Path.cwd()
         self.sanitizer = sanitizer or PrivacySanitizer()
         self._current: Scope | None = None
-        self._terms: dict[str, tuple[str, frozenset[str]]] = {}  # bullet id → (content, its terms)
+        self._terms: TermsCache = {}  # bullet id → (content, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self._pool: ThreadPoolExecutor | None = None
         self.curator_params = curator.CuratorParams(

@@ -32,3 +32,17 @@ def test_metadata_layer_is_jaccard_times_ten() -> None:
     assert metadata_score(query_terms("redis"), meta) == pytest.approx(10.0)
     assert metadata_score(query_terms("redis pool"), meta) == pytest.approx(5.0)
     assert metadata_score(query_terms("redis"), frozenset()) == 0.0
+
+
+def test_cjk_terms_count_as_in_bm25_and_latin_words_by_presence() -> None:
+    query = ["并行", "测试"]
+    weights = {"并行": 1.0, "测试": 1.0}
+    terms = frozenset(query)
+    once = exact_score(query, terms, weights, {"并行": 1, "测试": 1}, relative_length=1.0)
+    assert once == 15.0  # each once in a text of average length: full share, capped at 15
+    half = exact_score(["并行", "缓存"], terms, {"并行": 1.0, "缓存": 1.0}, {"并行": 1}, 1.0)
+    repeated = exact_score(["并行", "缓存"], terms, {"并行": 1.0, "缓存": 1.0}, {"并行": 3}, 1.0)
+    long_text = exact_score(["并行", "缓存"], terms, {"并行": 1.0, "缓存": 1.0}, {"并行": 1}, 3.0)
+    assert half == 7.5 and long_text < half < repeated <= 15.0
+    latin = exact_score(["pytest", "docker"], frozenset({"pytest"}), {"pytest": 1.0, "docker": 1.0}, {}, 3.0)
+    assert latin == 7.5  # length and repeats do not matter for a Latin word

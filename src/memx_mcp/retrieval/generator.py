@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,7 +15,7 @@ from ..scopes import Scope
 from .budget import estimate_tokens, pack
 from .fusion import FusionParams, fuse, recency_multiplier
 from .layers import exact_score, fuzzy_score, local_idf, metadata_score, metadata_terms
-from .tokenize import query_terms, tokens
+from .tokenize import is_cjk, query_terms, tokens
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +86,25 @@ def _gather(
     return found, query_vector, vector_ok, notes
 
 
+@dataclass(frozen=True)
+class TermProfile:
+    """What the keyword layers need of one bullet: its terms (text and tools), how often each Chinese or
+    Japanese term occurs, and its length in terms."""
+
+    terms: frozenset[str]
+    cjk_counts: Mapping[str, int]
+    length: int
+
+
 def bullet_terms(bullet: Bullet) -> frozenset[str]:
-    return frozenset(tokens(bullet.content)) | metadata_terms(bullet.tools)
+    return profile_of(bullet).terms
+
+
+def profile_of(bullet: Bullet) -> TermProfile:
+    found = tokens(bullet.content)
+    return TermProfile(
+        frozenset(found) | metadata_terms(bullet.tools), Counter(t for t in found if is_cjk(t)), len(found)
+    )
 
 
 def score_bullet(
@@ -96,14 +114,16 @@ def score_bullet(
     request: RecallRequest,
     params: RetrievalParams,
     weights: Mapping[str, float] | None = None,
-    own_terms: frozenset[str] | None = None,
+    profile: TermProfile | None = None,
+    relative_length: float = 1.0,
 ) -> Hit:
     """All four layers and the fusion for one candidate; ``semantic`` is its cosine similarity to the
-    query (None in keyword-only mode); ``weights`` are the query terms' local IDF."""
-    own = own_terms if own_terms is not None else bullet_terms(bullet)
+    query (None in keyword-only mode); ``weights`` are the query terms' local IDF; ``relative_length`` the
+    bullet's length over the candidates' mean."""
+    p = profile or profile_of(bullet)
     score = fuse(
-        l1=exact_score(terms, own, weights),
-        l2=fuzzy_score(terms, own),
+        l1=exact_score(terms, p.terms, weights, p.cjk_counts, relative_length),
+        l2=fuzzy_score(terms, p.terms),
         l3=metadata_score(terms, metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))),
         semantic=semantic,
         decay=decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
@@ -114,18 +134,22 @@ def score_bullet(
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
 
 
-def _terms_of(bullet: Bullet, cache: MutableMapping[str, tuple[str, frozenset[str]]] | None) -> frozenset[str]:
-    """A bullet's terms, from ``cache`` while its content is unchanged (tokenizing is the costly part)."""
+TermsCache = MutableMapping[str, tuple[str, TermProfile]]
+
+
+def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
+    """A bullet's term profile, from ``cache`` while its content is unchanged (tokenizing is the costly
+    part)."""
     if cache is None:
-        return bullet_terms(bullet)
+        return profile_of(bullet)
     hit = cache.get(bullet.id)
     if hit is not None and hit[0] == bullet.content:
         return hit[1]
-    terms = bullet_terms(bullet)
+    made = profile_of(bullet)
     if len(cache) > 50_000:
         cache.clear()
-    cache[bullet.id] = (bullet.content, terms)
-    return terms
+    cache[bullet.id] = (bullet.content, made)
+    return made
 
 
 def recall(
@@ -134,7 +158,7 @@ def recall(
     query_vector: QueryVector,
     params: RetrievalParams,
     notes: Sequence[str] = (),
-    terms_cache: MutableMapping[str, tuple[str, frozenset[str]]] | None = None,
+    terms_cache: TermsCache | None = None,
 ) -> RecallResult:
     """Rank the visible bullets for ``request.query`` and pack the best into the budget. ``query_vector``
     may be a callable that waits for it (``notes`` is read after it returns)."""
@@ -150,11 +174,21 @@ def recall(
             log.warning("vector similarities failed: %s", exc)
             gather_notes.append(f"vector layer skipped: {type(exc).__name__}")
             hybrid = False
-    own = {b.id: _terms_of(b, terms_cache) for b in found.values()}
-    weights = local_idf(terms, list(own.values()))
+    profiles = {b.id: _profile(b, terms_cache) for b in found.values()}
+    weights = local_idf(terms, [p.terms for p in profiles.values()])
+    mean = sum(p.length for p in profiles.values()) / len(profiles) if profiles else 0.0
     hits = [
         # a bullet stored while the model was away has no vector yet: similarity 0
-        score_bullet(b, terms, sims.get(b.id, 0.0) if hybrid else None, request, params, weights, own[b.id])
+        score_bullet(
+            b,
+            terms,
+            sims.get(b.id, 0.0) if hybrid else None,
+            request,
+            params,
+            weights,
+            profiles[b.id],
+            profiles[b.id].length / mean if mean else 1.0,
+        )
         for b in found.values()
     ]
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]

@@ -23,16 +23,39 @@ FUZZY_CUTOFF = 80.0
 MIN_FUZZY_LENGTH = 4
 
 
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
 def exact_score(
-    query: Sequence[str], bullet_terms: frozenset[str], weights: Mapping[str, float] | None = None
+    query: Sequence[str],
+    bullet_terms: frozenset[str],
+    weights: Mapping[str, float] | None = None,
+    counts: Mapping[str, int] | None = None,
+    relative_length: float = 1.0,
 ) -> float:
+    """Found terms weighted by their rarity, as a share of the query's. With ``counts`` (the bullet's term
+    frequencies) and its length relative to the candidates' mean, a found Chinese or Japanese term counts
+    as in BM25: more when repeated, less in a long text, 1.0 once in a text of average length. Unsegmented
+    CJK is matched by character bigrams, sub-word units for which frequency and length carry the signal
+    (as in bigram BM25); a Latin word counts by presence, which suits short bullets. The share is capped
+    at 1, so L1 stays in [0, 15]."""
     if not query:
         return 0.0
     if weights is None:
         return L1_MAX * sum(1 for term in query if term in bullet_terms) / len(query)
     total = sum(weights[t] for t in query)
-    found = sum(weights[t] for t in query if t in bullet_terms)
-    return L1_MAX * found / total if total else 0.0
+    if counts is None:
+        found = sum(weights[t] for t in query if t in bullet_terms)
+    else:
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * relative_length)
+        found = 0.0
+        for t in query:
+            if is_cjk(t) and counts.get(t):
+                found += weights[t] * counts[t] * (BM25_K1 + 1) / (counts[t] + norm)
+            elif t in bullet_terms:
+                found += weights[t]
+    return L1_MAX * min(1.0, found / total) if total else 0.0
 
 
 def local_idf(query: Sequence[str], candidates: Sequence[frozenset[str]]) -> dict[str, float]:
