@@ -2,7 +2,8 @@
 
 - L1 exact, in [0, 15]: the share of the query's terms found verbatim among the bullet's terms, each term
   weighted by its rarity among the candidates (local IDF: a name that every candidate contains counts
-  little, the one rare word that only the right bullet has counts much).
+  little, the one rare word that only the right bullet has counts much); Chinese and Japanese bigrams
+  count with BM25's term frequency and length normalisation.
 - L2 fuzzy, in [0, 10]: the mean over query terms of the best rapidfuzz ratio against the bullet's terms
   (exact terms count 1.0; ratios under 0.8 count 0), so spelling variants and inflections still score.
 - L3 metadata, in [0, 10]: Jaccard of the query terms and the bullet's tools / entities / tags."""
