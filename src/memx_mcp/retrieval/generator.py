@@ -100,11 +100,13 @@ def bullet_terms(bullet: Bullet) -> frozenset[str]:
     return profile_of(bullet).terms
 
 
+_NO_COUNTS: Mapping[str, int] = {}
+
+
 def profile_of(bullet: Bullet) -> TermProfile:
     found = tokens(bullet.content)
-    return TermProfile(
-        frozenset(found) | metadata_terms(bullet.tools), Counter(t for t in found if is_cjk(t)), len(found)
-    )
+    counts = Counter(t for t in found if is_cjk(t)) if is_cjk(bullet.content) else _NO_COUNTS
+    return TermProfile(frozenset(found) | metadata_terms(bullet.tools), counts, len(found))
 
 
 def score_bullet(
