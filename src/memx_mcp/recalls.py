@@ -4,7 +4,9 @@ Each returned bullet counts as a recall for Decay. Writing that count with every
 table write (and, every so often, a compaction) on the path of the next answer. The recorder gathers the
 counts in memory and one background thread writes them in a single batch at most once per ``interval``.
 ``flush`` (and interpreter exit) writes what is pending at once. A process killed outright loses at most
-``interval`` seconds of recall counts — bookkeeping, never a bullet."""
+``interval`` seconds of recall counts — bookkeeping, never a bullet. Each write is a table version, and
+every 20th version compacts the table (at 100k bullets a rewrite of a few hundred MB in memory), so the
+interval is seconds, not milliseconds."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ Write = Callable[[Mapping[str, int], datetime], None]
 
 
 class RecallRecorder:
-    def __init__(self, write: Write, interval: float = 1.0) -> None:
+    def __init__(self, write: Write, interval: float = 5.0) -> None:
         self._write = write
         self._interval = interval
         self._pending: Counter[str] = Counter()
