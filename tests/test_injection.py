@@ -152,3 +152,21 @@ def test_the_context_hooks_fail_open_when_the_store_is_unreadable(home: Path, tm
     assert "UserPromptSubmit: no context" in (home / "logs" / "hook.log").read_text()
     again = hook(home, payload)  # the failure is remembered for a minute: no helper storm
     assert again.returncode == 0 and again.stdout == ""
+
+
+def test_a_helper_left_from_another_memx_version_is_replaced(home: Path, tmp_path: Path) -> None:
+    import sys
+
+    done = subprocess.run(
+        [*script("memx"), "remember", REDIS], cwd=tmp_path, env=env_for(home), capture_output=True, timeout=120
+    )
+    assert done.returncode == 0
+    old = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    state = home / "run" / "hook-helper.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"port": 9, "token": "x", "pid": old.pid, "version": "0.0.1-old"}))
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": "redis drops connections", "session_id": "v"}
+    asked = hook(home, {**payload, "cwd": str(tmp_path)})
+    assert asked.returncode == 0 and REDIS in asked.stdout
+    assert old.wait(timeout=10) is not None  # the old helper was stopped
+    assert json.loads(state.read_text())["version"] != "0.0.1-old"

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import __version__
 from ..config import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -55,10 +57,14 @@ def _read_line(conn: socket.socket) -> bytes:
 
 
 def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> str | None:
-    """The helper's answer to one hook call, or None when no helper is ready (never raises)."""
+    """The helper's answer to one hook call, or None when no helper is ready (never raises). A helper of
+    another memx version (memx was upgraded while it ran) is stopped, so that a current one starts."""
     try:
         state = json.loads(state_file(settings).read_text(encoding="utf-8"))
         if "port" not in state:
+            return None
+        if state.get("version") != __version__:
+            _retire(settings, state)
             return None
         with socket.create_connection(("127.0.0.1", int(state["port"])), timeout=timeout) as conn:
             conn.sendall(json.dumps({"token": state["token"], "payload": payload}).encode() + b"\n")
@@ -66,6 +72,12 @@ def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> st
         return str(answer["text"]) if "text" in answer else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _retire(settings: Settings, state: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        os.kill(int(state["pid"]), signal.SIGTERM)
+    state_file(settings).unlink(missing_ok=True)
 
 
 def helper_error(settings: Settings, within: float = 60.0) -> str | None:
@@ -118,7 +130,8 @@ def serve(settings: Settings) -> int:
                 server.bind(("127.0.0.1", 0))
                 server.listen(8)
                 server.settimeout(settings.hook_daemon_idle_minutes * 60)
-                _write_state(state, {"port": server.getsockname()[1], "token": token, "pid": os.getpid()})
+                port = server.getsockname()[1]
+                _write_state(state, {"port": port, "token": token, "pid": os.getpid(), "version": __version__})
                 log.info("hook helper %d listening", os.getpid())
                 try:
                     while True:
