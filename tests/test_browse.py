@@ -62,6 +62,8 @@ def test_show_and_edit(memory: Memory, clock: Clock) -> None:
     assert edited.created_at == b.created_at and edited.updated_at == clock.now
     hits = memory.recall("uv run pytest workers", reinforce=False).hits
     assert hits[0].bullet.id == b.id and hits[0].bullet.content == edited.content  # re-embedded, findable
+    browse.edit(memory, b.id, tags=["xdist"])
+    assert memory.recall("uv run pytest workers", reinforce=False).hits[0].bullet.tags == ("xdist",)
     assert browse.edit(memory, b.id, tags=[]).tags == ()
     with pytest.raises(InvalidInputError, match="give new content, tags"):
         browse.edit(memory, b.id)

@@ -79,7 +79,7 @@ def edit(memory: Memory, bullet_id: str, *, content: str | None = None, tags: Se
             raise InvalidInputError("at most 20 tags of at most 64 characters")
         changes["tags"] = cleaned
     edited = bullet.with_changes(**changes)
-    memory.store.upsert([edited], vectors_changed=content is not None)
+    memory.store.upsert([edited])  # tags matter to recall too: every copy of the index must see the edit
     return edited
 
 
