@@ -33,10 +33,12 @@ def decay_curve(memory: Memory, bullet_id: str) -> Json:
         t = start + step * i
         weight = decay_weight(b.created_at, b.recall_count, t, memory.decay_params)
         points.append({"day": round((t - now).total_seconds() / 86_400, 2), "weight": round(weight, 4)})
+    today = round(browse.weight(memory, b), 4)
+    points = sorted([*points, {"day": 0.0, "weight": today}], key=lambda p: p["day"])  # past and projected meet
     return {
         "id": b.id,
         "points": points,
-        "today": round(browse.weight(memory, b), 4),
+        "today": today,
         "archive_below": memory.decay_params.archive_below,
         "permanent": b.recall_count >= memory.decay_params.permanent_recalls,
     }
