@@ -45,6 +45,19 @@ class BigramBM25:
         return [r["id"] for r in rows]
 
 
+def load_set(name: str, path: Path) -> tuple[list[dict], list[tuple[str, str]]]:
+    """The set's paragraphs as bullet records (one project scope per set) and its (question, paragraph
+    id) pairs."""
+    data = json.loads(path.read_text(encoding="utf-8"))["data"]
+    rows, questions = [], []
+    for a, article in enumerate(data):
+        for p, para in enumerate(article["paragraphs"]):
+            pid = f"{name}-{a}-{p}"
+            rows.append(bullet_record(pid, para["context"], f"project:{name}"))
+            questions += [(q["question"], pid) for q in para["qas"]]
+    return rows, questions
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0)
@@ -52,13 +65,7 @@ def main() -> None:
     print("| set | paragraphs | questions | ranker | recall@5 | MRR@10 | ms/query |")
     print("|---|---|---|---|---|---|---|")
     for name, path in SETS.items():
-        data = json.loads(path.read_text(encoding="utf-8"))["data"]
-        rows, questions = [], []
-        for a, article in enumerate(data):
-            for p, para in enumerate(article["paragraphs"]):
-                pid = f"{name}-{a}-{p}"
-                rows.append(bullet_record(pid, para["context"], f"project:{name}"))
-                questions += [(q["question"], pid) for q in para["qas"]]
+        rows, questions = load_set(name, path)
         if args.limit:
             questions = questions[: args.limit]
         memory = fresh_memory()

@@ -12,11 +12,10 @@ is among the 50 candidates at all.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
-from cjk import SETS
-from harness import bullet_record, fresh_memory, load
+from cjk import SETS, load_set
+from harness import fresh_memory, load
 from memx_mcp.retrieval.generator import profile_of
 from memx_mcp.retrieval.layers import exact_score, fuzzy_score, local_idf
 from memx_mcp.retrieval.tokenize import query_terms, tokens
@@ -26,13 +25,7 @@ K1, B = 1.2, 0.75
 
 def main() -> None:
     for name, path in SETS.items():
-        data = json.loads(path.read_text(encoding="utf-8"))["data"]
-        rows, questions = [], []
-        for a, article in enumerate(data):
-            for p, para in enumerate(article["paragraphs"]):
-                pid = f"{name}-{a}-{p}"
-                rows.append(bullet_record(pid, para["context"], f"project:{name}"))
-                questions += [(q["question"], pid) for q in para["qas"]]
+        rows, questions = load_set(name, path)
         questions = questions[::4]
         memory = fresh_memory()
         load(memory, rows)

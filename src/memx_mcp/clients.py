@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInputError
+from .files import atomic_write
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor")
 SERVER_NAME = "memx"
@@ -175,9 +176,7 @@ def apply(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]], dry_ru
     if path.exists():
         backup = path.with_name(f"{path.name}.memx-backup-{datetime.now().strftime('%Y%m%d-%H%M%S')}")
         shutil.copy2(path, backup)
-    tmp = path.with_name(f"{path.name}.memx-tmp")
-    tmp.write_text(_dump(after), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, _dump(after), mode=(path.stat().st_mode & 0o777) if path.exists() else 0o644)
     return InstallResult(path, True, diff, backup)
 
 

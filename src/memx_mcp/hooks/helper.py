@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..config import Settings, load_settings
+from ..files import atomic_write
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -38,12 +39,6 @@ MAX_REQUEST = 1_000_000
 
 def state_file(settings: Settings) -> Path:
     return settings.home / "run" / "hook-helper.json"
-
-
-def _write_state(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    tmp.replace(path)
 
 
 def _read_line(conn: socket.socket) -> bytes:
@@ -122,7 +117,7 @@ def serve(settings: Settings) -> int:
                 memory = open_memory(settings)
                 memory.embedder.get(60.0)
             except Exception as exc:
-                _write_state(state, {"error": f"{type(exc).__name__}: {exc}", "pid": os.getpid()})
+                atomic_write(state, json.dumps({"error": f"{type(exc).__name__}: {exc}", "pid": os.getpid()}))
                 log.warning("hook helper could not open the memory: %s", exc)
                 return 1
             token = secrets.token_hex(16)
@@ -131,7 +126,9 @@ def serve(settings: Settings) -> int:
                 server.listen(8)
                 server.settimeout(settings.hook_daemon_idle_minutes * 60)
                 port = server.getsockname()[1]
-                _write_state(state, {"port": port, "token": token, "pid": os.getpid(), "version": __version__})
+                atomic_write(
+                    state, json.dumps({"port": port, "token": token, "pid": os.getpid(), "version": __version__})
+                )
                 log.info("hook helper %d listening", os.getpid())
                 try:
                     while True:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..decay import decay_weight
+from ..files import atomic_write
 from ..models import Bullet, KnowledgeType, Section
 from ..retrieval.budget import estimate_tokens
 from ..retrieval.tokenize import cjk_char_count
@@ -152,9 +153,7 @@ def remember_shown(settings: Settings, session_id: str, ids: Sequence[str]) -> N
     path = _session_file(settings, session_id)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     seen = sorted(seen_in_session(settings, session_id) | set(ids))
-    tmp = path.with_name(f"{path.name}.tmp")
-    tmp.write_text(json.dumps(seen), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, json.dumps(seen))
     _prune(path.parent)
 
 

