@@ -87,8 +87,13 @@ def edit(memory: Memory, bullet_id: str, *, content: str | None = None, tags: Se
 class StoreStats:
     stats: Stats
     decay_histogram: dict[str, int]
+    injections: dict[str, int]
 
 
 def stats(memory: Memory) -> StoreStats:
+    """Everything ``memx stats``, the ``memx://stats`` resource and the web page show."""
+    from .hooks.injection import injection_counts
+
     ages = memory.store.decay_inputs()
-    return StoreStats(memory.stats(), decay_histogram(ages, memory.clock(), memory.decay_params))
+    histogram = decay_histogram(ages, memory.clock(), memory.decay_params)
+    return StoreStats(memory.stats(), histogram, injection_counts(memory.settings))

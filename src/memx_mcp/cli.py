@@ -87,10 +87,9 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
                 sys.stdout.write(f"{path}\n{render.reflect_text(out)}\n")
     elif args.command == "stats":
         from . import browse
-        from .hooks.injection import injection_counts
 
         full = browse.stats(memory)
-        _emit(args, StatsOut.of(full.stats, full.decay_histogram, injection_counts(memory.settings)), render.stats_text)
+        _emit(args, StatsOut.of(full), render.stats_text)
     elif args.command == "ui":
         _ui(args, memory)
     elif args.command in ("show", "edit"):

@@ -45,7 +45,7 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
 
         def read(m: Memory) -> str:
             full = browse.stats(m)
-            return StatsOut.of(full.stats, full.decay_histogram).model_dump_json(indent=2)
+            return StatsOut.of(full).model_dump_json(indent=2)
 
         return await run(read)
 

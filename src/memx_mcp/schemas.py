@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, Field
 
-from .models import Bullet, ConflictView, ForgetResult, RecallResult, RememberResult, Stats
+from .models import Bullet, ConflictView, ForgetResult, RecallResult, RememberResult
 from .reflect import ReflectResult
+
+if TYPE_CHECKING:
+    from .browse import StoreStats
 
 
 class BulletOut(BaseModel):
@@ -210,10 +215,8 @@ class StatsOut(BaseModel):
     injections: dict[str, int] = Field(default_factory=dict, description="context injections by hook, and found")
 
     @classmethod
-    def of(
-        cls, s: Stats, histogram: dict[str, int] | None = None, injections: dict[str, int] | None = None
-    ) -> StatsOut:
-        return cls(**s.__dict__, decay_histogram=histogram or {}, injections=injections or {})
+    def of(cls, full: StoreStats) -> StatsOut:
+        return cls(**full.stats.__dict__, decay_histogram=full.decay_histogram, injections=full.injections)
 
 
 class ReflectedBullet(BaseModel):

@@ -74,11 +74,7 @@ def _conflicts(memory: Memory, q: Mapping[str, str]) -> Json:
 
 
 def _stats(memory: Memory) -> Json:
-    from ..hooks.injection import injection_counts
-
-    full = browse.stats(memory)
-    out = StatsOut.of(full.stats, full.decay_histogram, injection_counts(memory.settings))
-    return out.model_dump(mode="json")
+    return StatsOut.of(browse.stats(memory)).model_dump(mode="json")
 
 
 def _edit(memory: Memory, bullet_id: str, body: Json) -> Json:
