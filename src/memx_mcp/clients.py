@@ -193,15 +193,8 @@ def configure(
 ) -> list[InstallResult]:
     """Install (or remove) memx in ``client``. For Claude Code, ``reflect`` adds the session-end hooks,
     ``session_start`` and ``prompt`` the context-injection hooks."""
-    events = tuple(
-        e
-        for e, on in (
-            *((e, reflect) for e in REFLECT_EVENTS),
-            ("SessionStart", session_start),
-            ("UserPromptSubmit", prompt),
-        )
-        if on and install
-    )
+    wanted = {"SessionEnd": reflect, "PreCompact": reflect, "SessionStart": session_start, "UserPromptSubmit": prompt}
+    events = tuple(e for e in HOOK_EVENTS if install and wanted[e])
     entry, command = server_entry(), hook_command()
 
     def change(path: Path, what: str) -> Callable[[dict[str, Any]], dict[str, Any]]:

@@ -93,7 +93,7 @@ def resolve_conflict(memory: Memory, conflict_id: str, keep: Keep) -> tuple[Conf
             if a is None or b is None:
                 raise NotFoundError("one side of the conflict no longer exists: keep the other side instead")
             merged = curator.merge(a, b, "merge_content", now)
-            vectors, _ = memory._embed([merged.content])
+            vectors, _ = memory.embed_texts([merged.content])
             merged = merged.with_changes(vector=vectors[0] if vectors else a.vector)
             memory.store.upsert([merged])
             memory.store.set_status([b.id], Status.ARCHIVED, now)
@@ -286,7 +286,7 @@ def _embedded(memory: Memory, bullets: list[Bullet], batch: int = 256) -> list[B
     missing = [i for i, b in enumerate(bullets) if b.vector is None]
     for start in range(0, len(missing), batch):
         chunk = missing[start : start + batch]
-        vectors, _ = memory._embed([bullets[i].content for i in chunk])
+        vectors, _ = memory.embed_texts([bullets[i].content for i in chunk])
         if vectors:
             for i, v in zip(chunk, vectors, strict=True):
                 bullets[i] = bullets[i].with_changes(vector=v)

@@ -133,9 +133,6 @@ class Memory:
 
     def embed_texts(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
         """Vectors for ``texts`` (None when the model is unavailable) and a note saying why not."""
-        return self._embed(texts)
-
-    def _embed(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
         embedder = self.embedder.get(self.settings.model_wait_seconds)
         if embedder is None:
             return None, self.embedder.note
@@ -167,7 +164,7 @@ class Memory:
         cls = classify(content)
         meta = extract_metadata(content)
         clean_tags = tuple(self.sanitizer.mask(t.strip())[:64] for t in tags if t and t.strip())
-        vectors, note = self._embed([content])
+        vectors, note = self.embed_texts([content])
         bullet = Bullet(
             id=new_id(),
             content=content,
@@ -201,7 +198,7 @@ class Memory:
             merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
             if merged.vector is None:  # merge_content wrote new text: an LLM may write it better
                 merged = self._llm_merged(merged, decision.target, bullet)
-                vectors, _ = self._embed([merged.content])
+                vectors, _ = self.embed_texts([merged.content])
                 merged = merged.with_changes(vector=vectors[0] if vectors else decision.target.vector)
             self.store.upsert([merged])
             return RememberResult(
@@ -264,7 +261,7 @@ class Memory:
         request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
         vector: Callable[[], Sequence[float] | None] | None = None
         if self.settings.semantic_cjk or not mostly_cjk(text):
-            pending = self._embedding_pool().submit(self._embed, [text])  # made while the full-text query runs
+            pending = self._embedding_pool().submit(self.embed_texts, [text])  # made while the full-text query runs
 
             def vector() -> Sequence[float] | None:
                 vectors, note = pending.result()

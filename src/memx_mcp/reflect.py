@@ -115,7 +115,7 @@ def reflect(
     result = ReflectResult(key, str(target), start, dry_run, report)
     if dry_run:
         return result
-    vectors, note = memory._embed([d.content for d in report.bullets]) if report.bullets else (None, "")
+    vectors, note = memory.embed_texts([d.content for d in report.bullets]) if report.bullets else (None, "")
     now = memory.clock()
     with memory.store.write_lock():
         for i, d in enumerate(report.bullets):
