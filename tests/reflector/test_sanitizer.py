@@ -36,6 +36,9 @@ S = PrivacySanitizer()
         ('ibm_iam_key = "abcd1234abcd1234abcd1234ABCD1234"', "secret_assignment", "abcd1234ABCD1234"),
         ('if ("hunter2abc" !== my_password_sec) {', "secret_assignment", "hunter2abc"),
         ('export SUMOLOGIC_ACCESSID="suDbJw97o9WVo0"', "secret_assignment", "suDbJw97o9WVo0"),
+        ("client_secret: .IQ8Q~79R7TOWOspFnWcEG-dYt4KXqFqxK16cxr", "api_token", "79R7TOWOspFnWcEG"),  # Azure
+        ("oc login --token=sha256~ZBMKw9VAayhdnyANaHvjJeXDiGwA7Fsr5gtLKj3-eh-", "api_token", "ZBMKw9VAay"),
+        ("bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "api_token", "Cl2FMQ.ZnCjm1"),
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -78,6 +81,16 @@ def test_a_private_key_block_is_masked_whole() -> None:
         'curl -k -X POST -I -u "SRVC_JENKINS:${APPID}"',
         "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/",
         "MantleAPI_version=9a038989604e8da62ecddbe2094b16ce1b778be1",
+        # sibling selectors are not Azure secrets, an Objective-C name is not a Hugging Face token
+        ".ui.visible.right.sidebar~.ui.visible.left.sidebar~.pusher{transform:translate3d(0,0,0)}",
+        "- (id)hf_requiredCharacteristicTypesForDisplayMetadata;",
+        # public keys are meant to be shared
+        "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7vbqajDhA9b2XkqPq5nZ1Kp3Xq7Yt9z3Wm2LrFh8Gd4V deploy@ci",
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENBFOrMNcBCAC+gLI4s3bUkobS5NpOQbWfjWXbqC0Ixpc5bZYDOvs\n"
+        "-----END PGP PUBLIC KEY BLOCK-----",
+        # a named argument and a command substitution are not literal secrets
+        "withCredentials([usernamePassword(credentialsId: 'jenkins-deploy', passwordVariable: 'PASSWORD')])",
+        "-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`",
     ],
 )
 def test_what_is_not_secret_is_left_byte_identical(text: str) -> None:

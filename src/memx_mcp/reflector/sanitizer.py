@@ -48,15 +48,16 @@ _PREFIXED = "|".join(
         r"xoxe-\d{10,}-\d+-\d+-[a-f0-9]+",
         r"sq0(?:atp|csp)-[\w-]{22,}",
         r"(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",
-        r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",  # Discord bot tokens
+        r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",  # Discord bot tokens (base64 of a numeric id first)
         r"[a-f0-9]{32}-us\d{1,2}",  # Mailchimp
         r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",  # 1Password
-        r"sgp_(?:local_)?[A-Za-z0-9_]{40,}",  # Sourcegraph
+        r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}",  # Sourcegraph
         r"AIza[\w-]{35}",
         r"ya29\.[\w-]{20,}",
+        r"sha256~[\w-]{43}",  # OpenShift user tokens
         r"npm_[A-Za-z0-9]{36}",
-        r"hf_[A-Za-z]{30,}",
-        r"api_org_[A-Za-z]{30,}",
+        r"hf_[A-Za-z]{34}",
+        r"api_org_[A-Za-z]{34}",
         r"ntn_\w{40,}",
         r"pplx-\w{40,}",
         r"sntry[su]_[\w+/=]{30,}",
@@ -67,7 +68,7 @@ _PREFIXED = "|".join(
         r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
         r"ATATT3[\w=-]{30,}",
         r"ABSK[A-Za-z0-9+/]{40,}=*",
-        r"bedrock-api-key-[\w+/=]{20,}",
+        r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[\w+/=]*",  # base64 of bedrock.amazonaws.com
         r"FlyV1 fm\d_[\w+/=]{20,}",
         r"fm\d_[\w+/=]{40,}",
         r"fo1_[\w-]{20,}",
@@ -89,7 +90,7 @@ _PREFIXED = "|".join(
         r"pnu_[A-Za-z0-9]{36}",
         r"rdme_[a-z0-9]{70}",
         r"dop_v1_[a-f0-9]{64}",
-        r"[A-Za-z0-9]{2,}~[\w.~-]{30,}",  # Azure AD client secrets (xxxQ~…)
+        r"[\w~.]{3}\dQ~[\w~.-]{31,34}",  # Azure AD client secrets
         r"AKC[A-Za-z0-9]{10,}",  # JFrog Artifactory API keys
         r"AP[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}",  # JFrog Artifactory passwords (with a digit)
         r"(?:AC|SK)[a-z0-9]{32}",  # Twilio account and API key SIDs
@@ -181,6 +182,17 @@ _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;
 _LABELLED_PUBLIC = re.compile(r"([\w.-]+)[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
+
+
+_PUBLIC_KEY_BEFORE = re.compile(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+$")
+
+
+def _in_public_key_block(text: str, at: int) -> bool:
+    begin = text.rfind("-----BEGIN", 0, at)
+    if begin < 0:
+        return False
+    header_end = text.find("-----", begin + 10)
+    return "PUBLIC KEY" in text[begin:header_end] and text.find("-----END", begin, at) < 0
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -276,6 +288,11 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         digits = re.sub(r"\D", "", value)
         return 13 <= len(digits) <= 19 and _luhn_ok(digits)
     if name == "secret_assignment":
+        if match.re.groups >= 5:
+            if match.group(5) is not None and "(" in match.string[match.end(1) : match.start(5)]:
+                return False  # f(password: …), usernamePassword(credentialsId: …): a name, not a literal
+            if match.group(4) is not None and re.search(r"\s", value):
+                return False  # KEY=`etcdctl get /secret`: a command substitution, not a literal
         return _assignment_is_secret(match.group(1) if match.re.groups >= 5 else match.group(2), value)
     if name == "secret_flag":
         flag = match.group(0).split("=")[0].split()[0] if match.group(0).split() else ""
@@ -303,6 +320,8 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         labelled = _LABELLED_PUBLIC.search(before)
         if labelled and _NOT_SECRET_KEY.search(labelled.group(1)):
             return False  # public_key = "…", csrf-token=…, "credentialId": "…": the text says it is not secret
+        if _PUBLIC_KEY_BEFORE.search(before) or _in_public_key_block(match.string, match.start()):
+            return False  # an SSH or PGP public key is meant to be shared
         chunk_start = max(match.string.rfind(" ", 0, match.start()), match.string.rfind("\n", 0, match.start()))
         in_url = "://" in match.string[chunk_start + 1 : match.start()]
         hashed = _LOCKFILE_HASH.search(before) or re.match(r"sha\d{1,3}-", value)
