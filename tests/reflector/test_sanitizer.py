@@ -33,10 +33,12 @@ S = PrivacySanitizer()
         ('sumologic_access_id = "sug5XpdpaoxtOH"', "secret_assignment", "sug5XpdpaoxtOH"),
         ('curl -u "d2LkV78zLx!t:" https://localhost:9200', "basic_auth", "d2LkV78zLx!t"),  # a key as user
         ('requirepass "s3cretRedisPass"', "secret_assignment", "s3cretRedisPass"),
+        ('password "c0rrect-h0rse";', "secret_assignment", "c0rrect-h0rse"),  # nginx-style, any value
         ('ibm_iam_key = "abcd1234abcd1234abcd1234ABCD1234"', "secret_assignment", "abcd1234ABCD1234"),
         ('if ("hunter2abc" !== my_password_sec) {', "secret_assignment", "hunter2abc"),
         ('export SUMOLOGIC_ACCESSID="suDbJw97o9WVo0"', "secret_assignment", "suDbJw97o9WVo0"),
         ("client_secret: .IQ8Q~79R7TOWOspFnWcEG-dYt4KXqFqxK16cxr", "api_token", "79R7TOWOspFnWcEG"),  # Azure
+        ("STRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "api_token", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
         ("oc login --token=sha256~ZBMKw9VAayhdnyANaHvjJeXDiGwA7Fsr5gtLKj3-eh-", "api_token", "ZBMKw9VAay"),
         ("bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "api_token", "Cl2FMQ.ZnCjm1"),
         (
@@ -91,6 +93,9 @@ def test_a_private_key_block_is_masked_whole() -> None:
         # a named argument and a command substitution are not literal secrets
         "withCredentials([usernamePassword(credentialsId: 'jenkins-deploy', passwordVariable: 'PASSWORD')])",
         "-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`",
+        "pk_live_j5krY8XTgIcDaHDb3YrsAfCl is Stripe's publishable key, shipped to browsers",
+        'fetch("https://url:8000");@media screen',  # no credentials: the quote ends the URL
+        "version 1.2.3.04",  # not a dotted-decimal address (leading zero)
     ],
 )
 def test_what_is_not_secret_is_left_byte_identical(text: str) -> None:

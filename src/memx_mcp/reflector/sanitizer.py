@@ -47,7 +47,7 @@ _PREFIXED = "|".join(
         r"xox[a-z]-\d-(?:\d+-){2,3}[a-f0-9]{10,}",
         r"xoxe-\d{10,}-\d+-\d+-[a-f0-9]+",
         r"sq0(?:atp|csp)-[\w-]{22,}",
-        r"(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",
+        r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",  # Stripe (pk_ keys are public by design)
         r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",  # Discord bot tokens (base64 of a numeric id first)
         r"[a-f0-9]{32}-us\d{1,2}",  # Mailchimp
         r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",  # 1Password
@@ -108,7 +108,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     _p("api_token", _B + r"(?:" + _PREFIXED + r")" + _E),
     _p("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+"),
     _p("api_token", r"api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{64})\b", 1),
-    _p("url_credentials", r"\b[a-z][a-z0-9+.\-]*://([^\s:/@]+:[^\s@/]+)@", 1, re.I),
+    _p("url_credentials", r"\b[a-z][a-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s@/\"'`]+)@", 1, re.I),
     _p(
         "basic_auth",
         r"(?:\s-u|--user)[ \t=]+(\"[^\"\n]*:[^\"\n]*\"|'[^'\n]*:[^'\n]*'|(?:\"[^\"]*\"|'[^']*'|[^\s:\"']*):"
@@ -130,18 +130,18 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "secret_assignment",
-        r"(?i)\b([\w.\-]*" + _SECRET_WORD + r"[\w-]*)[\"']?(?:\[\d*\])?[ \t]*(?:" + _OPERATOR + r"|\()[ \t]*@?"
+        r"(?i)\b(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]*)[\"']?(?:\[\d*\])?[ \t]*(?:" + _OPERATOR + r"|\()[ \t]*@?"
         r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|([^\s\"']{3,}[^\s\"',;)]))",
         0,
     ),
     _p(
         "secret_assignment",
-        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*([\w.]*" + _SECRET_WORD + r"\w*)\b",
+        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*(?P<key>[\w.]*" + _SECRET_WORD + r"\w*)\b",
         1,
     ),
     _p(  # config syntax without an operator: password "…" (nginx, redis.conf, many DSLs)
         "secret_assignment",
-        r"(?i)(?<![\w.-])(password|passwd|passphrase|secrete?|requirepass|masterauth)[ \t]+\"([^\"\n]{4,200})\"",
+        r"(?i)(?<![\w.-])(?P<key>password|passwd|passphrase|secrete?|requirepass|masterauth)[ \t]+\"([^\"\n]{4,200})\"",
         2,
     ),
     _p(
@@ -153,7 +153,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     _p(
         "ip_address",
         r"(?<![\w.-])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)"
-        r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.]|\.\d)",
+        r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}(?![\w.]|\.\d)",
     ),
     _p("email", r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
     _p("card_number", r"(?<![\w.\-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\w\-])"),
@@ -169,7 +169,8 @@ _NOT_SECRET_KEY = re.compile(
     r"(?i)public|csrf|_?(?:url|uri|length|len|name|file|path|type|field|env|header|size)$|(?<!access)(?<!access[_.-])_?id$"
 )
 _STRONG_WORDS = frozenset(
-    "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login".split()
+    "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login "
+    "requirepass masterauth".split()  # the last two: redis.conf
 )
 _STRONG_SUFFIXES = ("apikey", "password", "passwd", "secret", "token")
 _KEY_QUALIFIERS = frozenset("api access secret private auth client signing encryption master iam".split())
@@ -293,7 +294,7 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
                 return False  # f(password: …), usernamePassword(credentialsId: …): a name, not a literal
             if match.group(4) is not None and re.search(r"\s", value):
                 return False  # KEY=`etcdctl get /secret`: a command substitution, not a literal
-        return _assignment_is_secret(match.group(1) if match.re.groups >= 5 else match.group(2), value)
+        return _assignment_is_secret(match.group("key"), value)
     if name == "secret_flag":
         flag = match.group(0).split("=")[0].split()[0] if match.group(0).split() else ""
         return not _NOT_SECRET_KEY.search(flag) and not _is_identifier(value) and "://" not in value
