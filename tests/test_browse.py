@@ -64,6 +64,7 @@ def test_show_and_edit(memory: Memory, clock: Clock) -> None:
     assert hits[0].bullet.id == b.id and hits[0].bullet.content == edited.content  # re-embedded, findable
     browse.edit(memory, b.id, tags=["xdist"])
     assert memory.recall("uv run pytest workers", reinforce=False).hits[0].bullet.tags == ("xdist",)
+    assert memory.recall("uv run pytest xdist", reinforce=False).hits[0].score.l3 > 0  # no stale cached terms
     assert browse.edit(memory, b.id, tags=[]).tags == ()
     with pytest.raises(InvalidInputError, match="give new content, tags"):
         browse.edit(memory, b.id)

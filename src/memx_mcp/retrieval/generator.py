@@ -14,7 +14,7 @@ from ..models import Bullet, Hit, RecallResult
 from ..scopes import Scope
 from .budget import estimate_tokens, pack
 from .fusion import FusionParams, fuse, recency_multiplier
-from .layers import exact_score, fuzzy_score, local_idf, metadata_score, metadata_terms
+from .layers import exact_score, fuzzy_score, fuzzy_terms, local_idf, metadata_score, metadata_terms
 from .tokenize import is_cjk, query_terms, tokens
 
 log = logging.getLogger(__name__)
@@ -89,11 +89,14 @@ def _gather(
 @dataclass(frozen=True)
 class TermProfile:
     """What the keyword layers need of one bullet: its terms (text and tools), how often each Chinese or
-    Japanese term occurs, and its length in terms."""
+    Japanese term occurs, its length in terms, the terms fuzzy matching compares, and its metadata terms
+    (tools, entities, tags)."""
 
     terms: frozenset[str]
     cjk_counts: Mapping[str, int]
     length: int
+    fuzzy: tuple[str, ...]
+    metadata: frozenset[str]
 
 
 def bullet_terms(bullet: Bullet) -> frozenset[str]:
@@ -106,7 +109,9 @@ _NO_COUNTS: Mapping[str, int] = {}
 def profile_of(bullet: Bullet) -> TermProfile:
     found = tokens(bullet.content)
     counts = Counter(t for t in found if is_cjk(t)) if is_cjk(bullet.content) else _NO_COUNTS
-    return TermProfile(frozenset(found) | metadata_terms(bullet.tools), counts, len(found))
+    terms = frozenset(found) | metadata_terms(bullet.tools)
+    metadata = metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))
+    return TermProfile(terms, counts, len(found), fuzzy_terms(terms), metadata)
 
 
 def score_bullet(
@@ -125,8 +130,8 @@ def score_bullet(
     p = profile or profile_of(bullet)
     score = fuse(
         l1=exact_score(terms, p.terms, weights, p.cjk_counts, relative_length),
-        l2=fuzzy_score(terms, p.terms),
-        l3=metadata_score(terms, metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))),
+        l2=fuzzy_score(terms, p.terms, p.fuzzy),
+        l3=metadata_score(terms, p.metadata),
         semantic=semantic,
         decay=decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
         recency=recency_multiplier(bullet.created_at, request.now, params.fusion),
@@ -136,21 +141,22 @@ def score_bullet(
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
 
 
-TermsCache = MutableMapping[str, tuple[str, TermProfile]]
+TermsCache = MutableMapping[str, tuple[tuple[str, ...], TermProfile]]
 
 
 def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
-    """A bullet's term profile, from ``cache`` while its content is unchanged (tokenizing is the costly
-    part)."""
+    """A bullet's term profile, from ``cache`` while its text and metadata are unchanged (tokenizing is the
+    costly part)."""
     if cache is None:
         return profile_of(bullet)
+    key = (bullet.content, *bullet.tools, "\0", *bullet.entities, "\0", *bullet.tags)
     hit = cache.get(bullet.id)
-    if hit is not None and hit[0] == bullet.content:
+    if hit is not None and hit[0] == key:
         return hit[1]
     made = profile_of(bullet)
     if len(cache) > 50_000:
         cache.clear()
-    cache[bullet.id] = (bullet.content, made)
+    cache[bullet.id] = (key, made)
     return made
 
 

@@ -71,10 +71,16 @@ def local_idf(query: Sequence[str], candidates: Sequence[frozenset[str]]) -> dic
     }
 
 
-def fuzzy_score(query: Sequence[str], bullet_terms: frozenset[str]) -> float:
+def fuzzy_terms(bullet_terms: Iterable[str]) -> tuple[str, ...]:
+    """The terms fuzzy matching compares: Latin-script terms of at least four characters."""
+    return tuple(t for t in bullet_terms if len(t) >= MIN_FUZZY_LENGTH and not is_cjk(t))
+
+
+def fuzzy_score(query: Sequence[str], bullet_terms: frozenset[str], latin: Sequence[str] | None = None) -> float:
+    """``latin`` is ``fuzzy_terms(bullet_terms)`` when the caller has it already."""
     if not query:
         return 0.0
-    latin = [t for t in bullet_terms if len(t) >= MIN_FUZZY_LENGTH and not is_cjk(t)]
+    latin = fuzzy_terms(bullet_terms) if latin is None else latin
     total = 0.0
     for term in query:
         if term in bullet_terms:

@@ -9,8 +9,6 @@ the copy's counts may lag (they only nudge the decay weight); writes always read
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -21,17 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..files import atomic_write
+from ..heap import trim_heap
 from ..models import Bullet, Status
 from .rows import bullets_table, row_to_bullet
 
 _SKIP = ("terms", "vector")
-
-
-def _trim_heap() -> None:
-    """Return the C heap the table scan freed to the system (glibc keeps it otherwise: at 100k bullets
-    that is about 200 MB of resident memory the process no longer uses). A no-op elsewhere."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -141,7 +133,7 @@ class VectorIndex:
         self._set(rows, matrix, normalized=True)
         self._seen = current
         pa.default_memory_pool().release_unused()  # give the scan's buffers back to the system
-        _trim_heap()
+        trim_heap()
 
     @staticmethod
     def _dim_of(table: Any) -> int:

@@ -1,0 +1,69 @@
+"""Resident memory of the embedding model: what loading it adds to a process, as memx loads it
+(``FastEmbedEmbedder``: fastembed over the shipped int8 model, then the freed heap given back) and as
+fastembed alone leaves it. Each way runs in a fresh process, five times; medians are printed.
+
+    python benchmarks/model_memory.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+from harness import _model_cache
+
+CHILD = """
+import json, sys
+from pathlib import Path
+
+def rss():
+    return {k: int(v.split()[0]) // 1024 for k, v in
+            (line.split(":", 1) for line in open("/proc/self/status")) if k in ("VmRSS", "VmHWM")}
+
+from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+folder = prepare_shipped_model(Path(sys.argv[2]))
+import fastembed  # imported before the baseline so that only the model's own memory is counted
+before = rss()
+if sys.argv[1] == "memx":
+    model = FastEmbedEmbedder("sentence-transformers/all-MiniLM-L6-v2", folder, 384)
+    model.embed(["how do I raise the redis pool size?"])
+else:
+    model = fastembed.TextEmbedding(
+        "sentence-transformers/all-MiniLM-L6-v2", specific_model_path=str(folder), threads=1
+    )
+    list(model.embed(["probe"]))
+    list(model.embed(["how do I raise the redis pool size?"]))
+after = rss()
+print(json.dumps({"steady": after["VmRSS"] - before["VmRSS"], "peak": after["VmHWM"] - before["VmRSS"]}))
+"""
+
+
+def measure(way: str, runs: int) -> dict[str, float]:
+    found: dict[str, list[int]] = {"steady": [], "peak": []}
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, way, str(_model_cache())], capture_output=True, text=True, check=True
+        )
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        for key in found:
+            found[key].append(result[key])
+    return {key: statistics.median(values) for key, values in found.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    for way, label in (("fastembed", "fastembed alone"), ("memx", "memx (FastEmbedEmbedder)")):
+        m = measure(way, args.runs)
+        print(
+            f"{label:26} model adds {m['steady']:.0f} MB resident after loading "
+            f"(peak while loading +{m['peak']:.0f} MB)"
+        )
+
+
+if __name__ == "__main__":
+    main()
