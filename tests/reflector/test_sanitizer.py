@@ -96,6 +96,9 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "pk_live_j5krY8XTgIcDaHDb3YrsAfCl is Stripe's publishable key, shipped to browsers",
         'fetch("https://url:8000");@media screen',  # no credentials: the quote ends the URL
         "version 1.2.3.04",  # not a dotted-decimal address (leading zero)
+        # shown already masked: examples of a token's shape
+        "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
+        '"token4": "xoxp-572370529330-573807301142-572331691188-####################"',
     ],
 )
 def test_what_is_not_secret_is_left_byte_identical(text: str) -> None:

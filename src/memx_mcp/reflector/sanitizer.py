@@ -177,8 +177,9 @@ _KEY_QUALIFIERS = frozenset("api access secret private auth client signing encry
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
-    r"placeholder|your[_-]?|changeme|dummy|_here"
+    r"placeholder|your[_-]?|changeme|dummy|_here|[\[<(]redacted"
 )
+_MASKED_AFTER = re.compile(r"(?i)#{4}|\*{4}|x{4}|\.{2,}\s*[\[<(]redacted")  # xoxp-1-2-3-####: shown masked
 _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
 _LABELLED_PUBLIC = re.compile(r"([\w.-]+)[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
@@ -285,6 +286,8 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         return True
     if value.startswith("[REDACTED") or (name not in ("ip_address", "card_number") and looks_placeholder(value)):
         return False
+    if name in ("api_token", "high_entropy") and _MASKED_AFTER.match(match.string, match.end()):
+        return False  # a token whose rest is shown masked is an example of its shape, not a key
     if name == "card_number":
         digits = re.sub(r"\D", "", value)
         return 13 <= len(digits) <= 19 and _luhn_ok(digits)
