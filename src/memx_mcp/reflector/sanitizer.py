@@ -179,7 +179,7 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
     r"placeholder|your[_-]?|changeme|dummy|_here|[\[<(]redacted"
 )
-_MASKED_AFTER = re.compile(r"(?i)#{4}|\*{4}|x{4}|\.{2,}\s*[\[<(]redacted")  # xoxp-1-2-3-####: shown masked
+_MASKED_AFTER = re.compile(r"(?i)#{4}|\*{4}|\.{2,}\s*[\[<(]redacted")  # xoxp-1-2-3-####: the rest shown masked
 _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
 _LABELLED_PUBLIC = re.compile(r"([\w.-]+)[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
