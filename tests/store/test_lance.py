@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,6 +14,7 @@ from memx_mcp.errors import ModelMismatchError, SchemaVersionError
 from memx_mcp.models import Bullet, KnowledgeType, Section, Status
 from memx_mcp.retrieval.tokenize import query_terms
 from memx_mcp.store.lance import LanceStore
+from memx_mcp.store.vectors import VectorIndex
 
 from ..conftest import T0
 
@@ -181,3 +185,26 @@ def test_the_vector_copy_loaded_in_batches_skips_bullets_without_vectors(tmp_pat
         {"b_0001": 1.0, "b_0002": 0.0}
     )
     assert [b.id for b, _ in reader.keyword_search(["model", "away"], ["global"], 5)] == ["b_9999"]
+
+
+def test_searches_that_find_the_copy_stale_at_once_reload_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = open_store(tmp_path)
+    writer.add([bullet(i) for i in range(50)])
+    reader = open_store(tmp_path)
+    assert len(reader.similar([1.0, 0, 0, 0], ["global"], 100)) == 50  # the copy is loaded
+    writer.add([bullet(60)])  # another process writes: the reader's copy is stale
+    reloads: list[int] = []
+    original = VectorIndex._reload
+
+    def slow_reload(self: VectorIndex, table: object, columns: Sequence[str]) -> None:
+        reloads.append(1)
+        time.sleep(0.3)  # long enough for every search below to find the copy stale
+        original(self, table, columns)
+
+    monkeypatch.setattr(VectorIndex, "_reload", slow_reload)
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda _: reader.similar([1.0, 0, 0, 0], ["global"], 100), range(4)))
+    assert len(reloads) == 1  # at 100k bullets each extra reload would hold another 177 MB copy
+    assert all(len(f) == 51 for f in found)

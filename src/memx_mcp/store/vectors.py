@@ -9,6 +9,7 @@ the copy's counts may lag (they only nudge the decay weight); writes always read
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +41,7 @@ class VectorIndex:
         self._scope_index: dict[str, int] = {}
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._rows: pa.Table | None = None
+        self._reloading = threading.Lock()
 
     def _read(self) -> str:
         try:
@@ -104,9 +106,18 @@ class VectorIndex:
         self._matrix = np.vstack([matrix, vectors])
 
     def refresh(self, table: Any, columns: Sequence[str]) -> None:
-        current = self._read()
-        if current == self._seen and self._rows is not None:
+        if self._read() == self._seen and self._rows is not None:
             return
+        with self._reloading:  # concurrent calls that find the copy stale reload it once, not once each
+            current = self._read()
+            if current == self._seen and self._rows is not None:
+                return
+            self._reload(table, columns)
+            self._seen = current
+        pa.default_memory_pool().release_unused()  # give the scan's buffers back to the system
+        trim_heap()
+
+    def _reload(self, table: Any, columns: Sequence[str]) -> None:
         where = "status = 'active'"  # not "vector IS NOT NULL": that filter costs ~100 MB more at 100k
         total = int(table.count_rows(where))
         reader = table.search().where(where).select([c for c in columns if c != "terms"]).limit(None).to_batches(2048)
@@ -129,11 +140,7 @@ class VectorIndex:
             parts.append(pa.concat_batches([batch.drop_columns(["vector"])]))
         rows = pa.Table.from_batches(parts).combine_chunks() if parts else _empty_rows(reader.schema)
         parts.clear()
-        matrix = matrix[:filled] if filled < len(matrix) else matrix
-        self._set(rows, matrix, normalized=True)
-        self._seen = current
-        pa.default_memory_pool().release_unused()  # give the scan's buffers back to the system
-        trim_heap()
+        self._set(rows, matrix[:filled] if filled < len(matrix) else matrix, normalized=True)
 
     @staticmethod
     def _dim_of(table: Any) -> int:
