@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memx_mcp.errors import ModelMismatchError, SchemaVersionError
@@ -208,3 +209,17 @@ def test_searches_that_find_the_copy_stale_at_once_reload_it_once(
         found = list(pool.map(lambda _: reader.similar([1.0, 0, 0, 0], ["global"], 100), range(4)))
     assert len(reloads) == 1  # at 100k bullets each extra reload would hold another 177 MB copy
     assert all(len(f) == 51 for f in found)
+
+
+def test_a_search_during_an_append_uses_the_rows_already_complete(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(i) for i in range(8)])
+    index = s._vectors
+    assert len(s.similar([1.0, 0, 0, 0], ["global"], 100)) == 8
+    # Where a writer in another thread is halfway through an append: ids and scope codes extended, the
+    # matrix not yet.
+    index._ids.append("b_0100")
+    index._where["b_0100"] = 8
+    index._scope_codes = np.append(index._scope_codes, index._scope_codes[0])
+    assert len(index.search([1.0, 0, 0, 0], ["global"], 100)) == 8
+    assert set(index.similarities(["b_0000", "b_0100"], [1.0, 0, 0, 0])) == {"b_0000"}

@@ -150,26 +150,30 @@ class VectorIndex:
     def search(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
         """The ``limit`` most similar active bullets of ``scopes`` with their cosine similarity."""
         codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
-        if not self._ids or not codes:
+        ids, matrix, scope_codes = self._ids, self._matrix, self._scope_codes
+        # A writer in another thread may be appending: use the rows that every array already holds.
+        n = min(len(ids), len(matrix), len(scope_codes))
+        if not n or not codes:
             return []
-        sims = self._matrix @ self._unit(vector)  # one pass over the matrix, no copy of its rows
-        visible = np.isin(self._scope_codes, codes)
+        sims = matrix[:n] @ self._unit(vector)  # one pass over the matrix, no copy of its rows
+        visible = np.isin(scope_codes[:n], codes)
         count = int(visible.sum())
         if count == 0:
             return []
-        if count < len(self._ids):
+        if count < n:
             sims = np.where(visible, sims, -np.inf)
         k = min(limit, count)
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.argsort(-sims[top])]
-        return [(self._ids[i], float(sims[i])) for i in top]
+        return [(ids[i], float(sims[i])) for i in top]
 
     def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of ``ids`` held in the copy."""
-        held = [i for i in ids if i in self._where]
-        if not held or not self._matrix.size:
+        where, matrix = self._where, self._matrix
+        held = [i for i in ids if where.get(i, len(matrix)) < len(matrix)]  # (rows a writer is appending: not yet)
+        if not held:
             return {}
-        sims = self._matrix[[self._where[i] for i in held]] @ self._unit(vector)
+        sims = matrix[[where[i] for i in held]] @ self._unit(vector)
         return dict(zip(held, sims.tolist(), strict=True))
 
     @staticmethod
