@@ -3,12 +3,15 @@ candidates come from, and the rows that scoring reads without another query.
 
 A numpy matrix product over 10k × 384 vectors takes well under a millisecond (LanceDB's flat search took
 ~20 ms here). Every write that adds, removes, re-embeds or archives a bullet bumps a generation counter in
-a file beside the store; this process applies its own changes in place, and any process whose copy is
-behind reloads it on its next search. Recall counts written by reinforcement do not bump the counter, so
+a file beside the store, and appends which bullets changed to a short log beside it; this process applies
+its own changes in place, and a process whose copy is behind fetches just the bullets the log names since
+its own generation (it reloads the whole copy only when the log cannot say: an inexact change, a gap, a
+large batch). Recall counts written by reinforcement do not bump the counter, so
 the copy's counts may lag (they only nudge the decay weight); writes always read fresh rows."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -23,8 +26,19 @@ from ..files import atomic_write
 from ..heap import trim_heap
 from ..models import Bullet, Status
 from .rows import bullets_table, row_to_bullet
+from .sql import sql_list
 
 _SKIP = ("terms", "vector")
+_LOG_BYTES = 256 * 1024  # the change log's size before it is halved
+_CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
+
+
+def _fetch(table: Any, ids: Sequence[str]) -> list[Bullet]:
+    """The bullets ``ids`` as stored now, vectors included."""
+    if not ids:
+        return []
+    rows = table.search().where(f"id IN {sql_list(ids)}").limit(len(ids) + 1).to_list()
+    return [row_to_bullet(r) for r in rows]
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -41,7 +55,8 @@ class VectorIndex:
         self._scope_index: dict[str, int] = {}
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._rows: pa.Table | None = None
-        self._reloading = threading.Lock()
+        self._changes = generation_file.with_name(generation_file.name + ".log")
+        self._mutating = threading.RLock()  # one change to the copy at a time, and one reload
 
     def _read(self) -> str:
         try:
@@ -51,13 +66,56 @@ class VectorIndex:
 
     def bump(self, added: Sequence[Bullet] = (), removed: Sequence[str] = (), exact: bool = True) -> None:
         """Called by writers, under the store's write lock. When this copy was current and the change is
-        known exactly, it is updated in place; other processes reload on their next search."""
+        known exactly, it is updated in place; other processes catch up on their next search."""
         before = self._read()
         value = str(int(before or 0) + 1)
-        atomic_write(self._file, value)
-        if exact and self._seen is not None and self._seen == before and self._rows is not None:
-            self._apply(added, removed)
-            self._seen = value
+        change = {"g": int(value), "ids": [b.id for b in added], "removed": list(removed)} if exact else None
+        self._log_change(change or {"g": int(value), "full": True})
+        atomic_write(self._file, value)  # after the log: a reader that sees the generation finds its entry
+        with self._mutating:
+            if exact and self._seen is not None and self._seen == before and self._rows is not None:
+                self._apply(added, removed)
+                self._seen = value
+
+    def _log_change(self, change: dict[str, Any]) -> None:
+        line = json.dumps(change) + "\n"
+        try:
+            size = self._changes.stat().st_size
+        except OSError:
+            size = 0
+        if size > _LOG_BYTES:  # keep the newest half: readers further behind reload the whole copy
+            kept = self._changes.read_text(encoding="utf-8").splitlines(keepends=True)
+            atomic_write(self._changes, "".join(kept[len(kept) // 2 :]) + line)
+            return
+        with self._changes.open("a", encoding="utf-8") as f:
+            f.write(line)
+
+    def _changed_since(self, seen: str, current: str) -> tuple[set[str], set[str]] | None:
+        """Ids upserted and removed in the generations after ``seen`` up to ``current``; None when the log
+        does not name them all (an inexact change, a gap, a batch too large to fetch)."""
+        try:
+            first, last = int(seen) + 1, int(current)
+            lines = self._changes.read_text(encoding="utf-8").splitlines()
+        except (OSError, ValueError):
+            return None
+        entries: dict[int, dict[str, Any]] = {}
+        for line in lines:
+            try:
+                entry = json.loads(line)
+                entries[int(entry["g"])] = entry
+            except (ValueError, KeyError, TypeError):
+                continue  # a line being written right now
+        upserted: set[str] = set()
+        removed: set[str] = set()
+        for g in range(first, last + 1):
+            entry = entries.get(g)
+            if entry is None or entry.get("full"):
+                return None
+            upserted.update(entry.get("ids", ()))
+            removed.update(entry.get("removed", ()))
+        if len(upserted) + len(removed) > _CATCH_UP_LIMIT:
+            return None
+        return upserted - removed, removed
 
     def _set(self, rows: pa.Table, matrix: np.ndarray, normalized: bool = False) -> None:
         self._rows = rows
@@ -108,9 +166,17 @@ class VectorIndex:
     def refresh(self, table: Any, columns: Sequence[str]) -> None:
         if self._read() == self._seen and self._rows is not None:
             return
-        with self._reloading:  # concurrent calls that find the copy stale reload it once, not once each
+        with self._mutating:  # concurrent calls that find the copy stale bring it up to date once
             current = self._read()
             if current == self._seen and self._rows is not None:
+                return
+            changed = None if self._seen is None or self._rows is None else self._changed_since(self._seen, current)
+            if changed is not None:
+                upserted, removed = changed
+                fetched = _fetch(table, sorted(upserted))
+                gone = upserted - {b.id for b in fetched}  # deleted again since
+                self._apply(fetched, [*removed, *gone])
+                self._seen = current
                 return
             self._reload(table, columns)
             self._seen = current
@@ -183,22 +249,23 @@ class VectorIndex:
 
     def reinforce(self, counts: Mapping[str, int], now: datetime) -> None:
         """Mirror this process's recall counts in the copy (two column rewrites, no per-row Python)."""
-        if self._rows is None:
-            return
-        hits = [(self._where[i], n) for i, n in counts.items() if i in self._where]
-        if not hits:
-            return
-        positions = np.asarray([p for p, _ in hits])
-        recalls = self._rows.column("recall_count").to_numpy(zero_copy_only=False).copy()
-        recalls[positions] += np.asarray([n for _, n in hits], dtype=recalls.dtype)
-        mask = np.zeros(self._rows.num_rows, dtype=bool)
-        mask[positions] = True
-        field = self._rows.schema.field("last_recalled_at")
-        recalled = pc.if_else(pa.array(mask), pa.scalar(now, field.type), self._rows.column("last_recalled_at"))
-        rows = self._rows.set_column(
-            self._rows.schema.get_field_index("recall_count"), "recall_count", pa.array(recalls, pa.int32())
-        )
-        self._rows = rows.set_column(rows.schema.get_field_index("last_recalled_at"), field, recalled)
+        with self._mutating:  # not while a write or a catch-up replaces the rows
+            if self._rows is None:
+                return
+            hits = [(self._where[i], n) for i, n in counts.items() if i in self._where]
+            if not hits:
+                return
+            positions = np.asarray([p for p, _ in hits])
+            recalls = self._rows.column("recall_count").to_numpy(zero_copy_only=False).copy()
+            recalls[positions] += np.asarray([n for _, n in hits], dtype=recalls.dtype)
+            mask = np.zeros(self._rows.num_rows, dtype=bool)
+            mask[positions] = True
+            field = self._rows.schema.field("last_recalled_at")
+            recalled = pc.if_else(pa.array(mask), pa.scalar(now, field.type), self._rows.column("last_recalled_at"))
+            rows = self._rows.set_column(
+                self._rows.schema.get_field_index("recall_count"), "recall_count", pa.array(recalls, pa.int32())
+            )
+            self._rows = rows.set_column(rows.schema.get_field_index("last_recalled_at"), field, recalled)
 
     def in_scopes(self, scopes: Sequence[str]) -> list[Bullet]:
         """Every bullet of the copy in ``scopes`` (without vectors)."""
