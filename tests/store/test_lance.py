@@ -14,6 +14,7 @@ import pytest
 from memx_mcp.errors import ModelMismatchError, SchemaVersionError
 from memx_mcp.models import Bullet, KnowledgeType, Section, Status
 from memx_mcp.retrieval.tokenize import query_terms
+from memx_mcp.store import vectors
 from memx_mcp.store.lance import LanceStore
 from memx_mcp.store.vectors import VectorIndex
 
@@ -254,3 +255,17 @@ def test_a_copy_behind_another_process_fetches_just_what_changed(
     writer.set_status(["b_0000"], Status.ACTIVE, T0)  # restoring is not logged exactly: a reload
     assert "b_0000" in {b.id for b, _ in reader.similar([1.0, 0, 0, 0], ["global"], 100)}
     assert reloads == [1]
+
+
+def test_the_change_log_stays_small_and_a_copy_too_far_behind_reloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "_LOG_BYTES", 2_000)
+    writer = open_store(tmp_path)
+    writer.add([bullet(0)])
+    behind = open_store(tmp_path)
+    assert len(behind.similar([1.0, 0, 0, 0], ["global"], 100)) == 1
+    for i in range(1, 60):
+        writer.add([bullet(i)])
+    assert (tmp_path / "generation.log").stat().st_size < 2_000 + 200
+    assert len(behind.similar([1.0, 0, 0, 0], ["global"], 100)) == 60  # its generations left the log: reloaded

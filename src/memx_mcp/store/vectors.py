@@ -12,6 +12,7 @@ the copy's counts may lag (they only nudge the decay weight); writes always read
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -87,7 +88,8 @@ class VectorIndex:
             kept = self._changes.read_text(encoding="utf-8").splitlines(keepends=True)
             atomic_write(self._changes, "".join(kept[len(kept) // 2 :]) + line)
             return
-        with self._changes.open("a", encoding="utf-8") as f:
+        fd = os.open(self._changes, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # its owner's only, as the rest
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
             f.write(line)
 
     def _changed_since(self, seen: str, current: str) -> tuple[set[str], set[str]] | None:
