@@ -284,6 +284,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--version", action="version", version=f"memx-mcp {__version__}")
     args = parser.parse_args(argv)
     from .compose import configure_logging, private_files
+    from .heap import small_heap
+
+    small_heap()  # before LanceDB's and onnxruntime's threads start
 
     try:
         settings = load_settings(home=args.home)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..config import Settings, load_settings
 from ..files import atomic_write
+from ..heap import small_heap
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -173,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memx-hook-helper")
     parser.add_argument("--home")
     args = parser.parse_args(argv)
+    small_heap()  # a long-running process too
     return serve(load_settings(home=args.home))
 
 
