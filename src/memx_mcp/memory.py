@@ -76,7 +76,7 @@ class Memory:
         self.cwd = cwd or Path.cwd()
         self.sanitizer = sanitizer or PrivacySanitizer()
         self._current: Scope | None = None
-        self._terms: TermsCache = {}  # bullet id → (content, its term profile)
+        self._terms: TermsCache = {}  # bullet id → (hash of its text and metadata, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self._pool: ThreadPoolExecutor | None = None
         self.curator_params = curator.CuratorParams(

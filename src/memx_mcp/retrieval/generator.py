@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import Protocol
 
 from ..decay import DecayParams, decay_weight
@@ -107,7 +109,7 @@ _NO_COUNTS: Mapping[str, int] = {}
 
 
 def profile_of(bullet: Bullet) -> TermProfile:
-    found = tokens(bullet.content)
+    found = [sys.intern(t) for t in tokens(bullet.content)]  # one copy of each word across the cached profiles
     counts = Counter(t for t in found if is_cjk(t)) if is_cjk(bullet.content) else _NO_COUNTS
     terms = frozenset(found) | metadata_terms(bullet.tools)
     metadata = metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))
@@ -141,7 +143,8 @@ def score_bullet(
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
 
 
-TermsCache = MutableMapping[str, tuple[tuple[str, ...], TermProfile]]
+TermsCache = MutableMapping[str, tuple[int, TermProfile]]
+TERMS_CACHE_LIMIT = 20_000  # profiles (about 2 KB each) kept between recalls
 
 
 def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
@@ -149,13 +152,14 @@ def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
     costly part)."""
     if cache is None:
         return profile_of(bullet)
-    key = (bullet.content, *bullet.tools, "\0", *bullet.entities, "\0", *bullet.tags)
+    key = hash((bullet.content, bullet.tools, bullet.entities, bullet.tags))
     hit = cache.get(bullet.id)
     if hit is not None and hit[0] == key:
         return hit[1]
     made = profile_of(bullet)
-    if len(cache) > 50_000:
-        cache.clear()
+    if len(cache) >= TERMS_CACHE_LIMIT:  # the older half goes (a dict keeps insertion order)
+        for stale in list(islice(cache, len(cache) // 2)):
+            cache.pop(stale, None)  # (another recall may have dropped it already)
     cache[bullet.id] = (key, made)
     return made
 
