@@ -4,10 +4,12 @@ candidates come from, and the rows that scoring reads without another query.
 A numpy matrix product over 10k × 384 vectors takes well under a millisecond (LanceDB's flat search took
 ~20 ms here). From ``BFLOAT16_FROM`` bullets on, the copy keeps its vectors as bfloat16, half the memory
 of float32 (73 MB instead of 146 MB at 100k), and a scan widens them a block at a time, which is slower
-(``benchmarks/speed.py`` shows both). Every write that adds, removes, re-embeds or archives a bullet bumps a generation counter in
-a file beside the store, and appends which bullets changed to a short log beside it; this process applies
-its own changes in place, and a process whose copy is behind fetches just the bullets the log names since
-its own generation (it reloads the whole copy only when the log cannot say: an inexact change, a gap, a
+(``benchmarks/speed.py`` shows both).
+
+Every write that adds, removes, re-embeds or archives a bullet bumps a generation counter in a file beside
+the store, and appends which bullets changed to a short log beside it; this process applies its own
+changes in place, and a process whose copy is behind fetches just the bullets the log names since its own
+generation (it reloads the whole copy only when the log cannot say: an inexact change, a gap, a
 large batch). Recall counts written by reinforcement do not bump the counter, so the copy's counts may lag
 (they only nudge the decay weight); writes always read fresh rows."""
 
