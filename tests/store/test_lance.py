@@ -269,33 +269,3 @@ def test_the_change_log_stays_small_and_a_copy_too_far_behind_reloads(
         writer.add([bullet(i)])
     assert (tmp_path / "generation.log").stat().st_size < 2_000 + 200
     assert len(behind.similar([1.0, 0, 0, 0], ["global"], 100)) == 60  # its generations left the log: reloaded
-
-
-def test_a_large_copy_holds_bfloat16_vectors_and_ranks_as_float32_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rng = np.random.default_rng(7)
-
-    def random_bullet(i: int) -> Bullet:
-        return bullet(i).with_changes(vector=tuple(float(x) for x in rng.normal(size=4)))
-
-    writer = open_store(tmp_path)
-    writer.add([random_bullet(i) for i in range(300)])
-    query = [0.3, -0.2, 0.9, 0.1]
-    exact = open_store(tmp_path)
-    expected = exact.similar(query, ["global"], 20, fresh=False)
-    monkeypatch.setattr(vectors, "BFLOAT16_FROM", 100)
-    compact = open_store(tmp_path)  # another process, whose copy is "large"
-    found = compact.similar(query, ["global"], 20, fresh=False)
-    assert compact._vectors._matrix.dtype == np.uint16
-    # The same ranking up to near ties: bfloat16 keeps 8 bits, so a cosine moves by at most about 2**-9
-    # (four dimensions, as here, are the worst case; 384 move far less).
-    assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=4e-3)
-    truth = exact.similarities([b.id for b, _ in found], query)
-    assert all(truth[b.id] == pytest.approx(s, abs=4e-3) for b, s in found)
-    ids = [b.id for b, _ in expected]
-    assert compact.similarities(ids, query) == pytest.approx(exact.similarities(ids, query), abs=4e-3)
-    compact.add([bullet(500).with_changes(vector=tuple(query))])  # appended in place, as bfloat16
-    writer.add([bullet(501).with_changes(vector=tuple(query))])  # caught up from the log, as bfloat16
-    top = compact.similar(query, ["global"], 2, fresh=False)
-    assert {b.id for b, _ in top} == {"b_0500", "b_0501"} and all(s == pytest.approx(1.0, abs=4e-3) for _, s in top)

@@ -2,16 +2,12 @@
 candidates come from, and the rows that scoring reads without another query.
 
 A numpy matrix product over 10k × 384 vectors takes well under a millisecond (LanceDB's flat search took
-~20 ms here). From ``BFLOAT16_FROM`` bullets on, the copy keeps its vectors as bfloat16, half the memory
-of float32 (73 MB instead of 146 MB at 100k), and a scan widens them a block at a time, which is slower
-(``benchmarks/speed.py`` shows both).
-
-Every write that adds, removes, re-embeds or archives a bullet bumps a generation counter in a file beside
-the store, and appends which bullets changed to a short log beside it; this process applies its own
-changes in place, and a process whose copy is behind fetches just the bullets the log names since its own
-generation (it reloads the whole copy only when the log cannot say: an inexact change, a gap, a
-large batch). Recall counts written by reinforcement do not bump the counter, so the copy's counts may lag
-(they only nudge the decay weight); writes always read fresh rows."""
+~20 ms here). Every write that adds, removes, re-embeds or archives a bullet bumps a generation counter in
+a file beside the store, and appends which bullets changed to a short log beside it; this process applies
+its own changes in place, and a process whose copy is behind fetches just the bullets the log names since
+its own generation (it reloads the whole copy only when the log cannot say: an inexact change, a gap, a
+large batch). Recall counts written by reinforcement do not bump the counter, so
+the copy's counts may lag (they only nudge the decay weight); writes always read fresh rows."""
 
 from __future__ import annotations
 
@@ -34,43 +30,8 @@ from .rows import bullets_table, row_to_bullet
 from .sql import sql_list
 
 _SKIP = ("terms", "vector")
-BFLOAT16_FROM = 50_000  # bullets: from here on the copy holds its vectors as bfloat16
-_SCAN_ROWS = 4096  # bfloat16 rows widened to float32 at a time during a scan
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
-
-
-def _to_bfloat16(block: np.ndarray) -> np.ndarray:
-    """float32 → the upper 16 bits of each value, rounded to nearest even: bfloat16, as uint16. Unit vectors
-    keep about three significant digits (cosines move by under 0.001), in half the memory."""
-    bits = np.ascontiguousarray(block, dtype=np.float32).view(np.uint32)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def _as_float32(block: np.ndarray) -> np.ndarray:
-    if block.dtype == np.float32:
-        return block
-    wide: np.ndarray = np.left_shift(block, 16, dtype=np.uint32)
-    return wide.view(np.float32)
-
-
-def _like(vectors: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """Normalised float32 ``vectors`` in the form ``matrix`` holds them."""
-    return _to_bfloat16(vectors) if matrix.dtype == np.uint16 else vectors
-
-
-def _scan(matrix: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
-    """``matrix[:n] @ q``; a bfloat16 matrix is widened a block at a time (never whole)."""
-    if matrix.dtype == np.float32:
-        return np.asarray(matrix[:n] @ q)
-    out = np.empty(n, dtype=np.float32)
-    wide = np.empty((min(n, _SCAN_ROWS), matrix.shape[1]), dtype=np.uint32)
-    for start in range(0, n, _SCAN_ROWS):
-        stop = min(n, start + _SCAN_ROWS)
-        block = wide[: stop - start]
-        np.left_shift(matrix[start:stop], 16, out=block, dtype=np.uint32)
-        np.dot(block.view(np.float32), q, out=out[start:stop])
-    return out
 
 
 def _fetch(table: Any, ids: Sequence[str]) -> list[Bullet]:
@@ -194,9 +155,7 @@ class VectorIndex:
         vectors /= np.where((n := np.linalg.norm(vectors, axis=1, keepdims=True)) == 0, 1, n)
         if gone or not rows.num_rows:
             rows = pa.concat_tables([rows, fresh.cast(rows.schema)]) if rows.num_rows else fresh
-            self._set(
-                rows, vectors if matrix.size == 0 else np.vstack([matrix, _like(vectors, matrix)]), normalized=True
-            )
+            self._set(rows, vectors if matrix.size == 0 else np.vstack([matrix, vectors]), normalized=True)
             return
         # Only additions (the common write): extend in place instead of rebuilding the lookups.
         self._rows = pa.concat_tables([rows, fresh.cast(rows.schema)])
@@ -204,7 +163,7 @@ class VectorIndex:
         self._ids.extend(b.id for b in new)
         self._where.update({b.id: start + k for k, b in enumerate(new)})
         self._scope_codes = np.concatenate([self._scope_codes, self._codes([b.scope for b in new])])
-        self._matrix = np.vstack([matrix, _like(vectors, matrix)])
+        self._matrix = np.vstack([matrix, vectors])
 
     def refresh(self, table: Any, columns: Sequence[str]) -> None:
         if self._read() == self._seen and self._rows is not None:
@@ -233,8 +192,7 @@ class VectorIndex:
         # Batch by batch, into one preallocated matrix (normalised as it is filled) and compact copies of the
         # other columns: the scan's own buffers are let go at once, so the table with its vector column is
         # never held whole (at 100k bullets that doubled the peak memory).
-        compact = total >= BFLOAT16_FROM  # half the memory of a large copy, for a slower scan
-        matrix = np.empty((total, self._dim_of(table)), dtype=np.uint16 if compact else np.float32)
+        matrix = np.empty((total, self._dim_of(table)), dtype=np.float32)
         filled, parts = 0, []
         for batch in reader:
             if batch.column("vector").null_count:  # stored while the model was away: not in the copy
@@ -242,18 +200,13 @@ class VectorIndex:
             if not batch.num_rows:
                 continue
             if filled + batch.num_rows > len(matrix):  # rows added since the count
-                matrix = np.concatenate([matrix, np.empty((batch.num_rows, matrix.shape[1]), matrix.dtype)])
+                matrix = np.concatenate([matrix, np.empty((batch.num_rows, matrix.shape[1]), np.float32)])
             block = batch.column("vector").flatten().to_numpy(zero_copy_only=False).reshape(batch.num_rows, -1)
             norms = np.linalg.norm(block, axis=1, keepdims=True)
-            if compact:
-                matrix[filled : filled + batch.num_rows] = _to_bfloat16(block / np.where(norms == 0, 1, norms))
-            else:
-                np.divide(block, np.where(norms == 0, 1, norms), out=matrix[filled : filled + batch.num_rows])
+            np.divide(block, np.where(norms == 0, 1, norms), out=matrix[filled : filled + batch.num_rows])
             filled += batch.num_rows
             parts.append(pa.concat_batches([batch.drop_columns(["vector"])]))
-        rows = (
-            pa.Table.from_batches(parts) if parts else _empty_rows(reader.schema)
-        )  # no contiguous copy: +23 MB at 100k
+        rows = pa.Table.from_batches(parts).combine_chunks() if parts else _empty_rows(reader.schema)
         parts.clear()
         self._set(rows, matrix[:filled] if filled < len(matrix) else matrix, normalized=True)
 
@@ -270,7 +223,7 @@ class VectorIndex:
         n = min(len(ids), len(matrix), len(scope_codes))
         if not n or not codes:
             return []
-        sims = _scan(matrix, self._unit(vector), n)  # one pass over the matrix, no copy of it
+        sims = matrix[:n] @ self._unit(vector)  # one pass over the matrix, no copy of its rows
         visible = np.isin(scope_codes[:n], codes)
         count = int(visible.sum())
         if count == 0:
@@ -288,7 +241,7 @@ class VectorIndex:
         held = [i for i in ids if where.get(i, len(matrix)) < len(matrix)]  # (rows a writer is appending: not yet)
         if not held:
             return {}
-        sims = _as_float32(matrix[[where[i] for i in held]]) @ self._unit(vector)
+        sims = matrix[[where[i] for i in held]] @ self._unit(vector)
         return dict(zip(held, sims.tolist(), strict=True))
 
     @staticmethod
@@ -335,7 +288,7 @@ class VectorIndex:
             return {}
         out = {}
         for pos, row in zip(positions, self._rows.take(positions).to_pylist(), strict=True):
-            row["vector"] = _as_float32(self._matrix[pos]).tolist() if with_vectors else None
+            row["vector"] = self._matrix[pos].tolist() if with_vectors else None
             b = row_to_bullet(row)
             out[b.id] = b
         return out
