@@ -6,8 +6,8 @@ A numpy matrix product over 10k × 384 vectors takes well under a millisecond (L
 a file beside the store, and appends which bullets changed to a short log beside it; this process applies
 its own changes in place, and a process whose copy is behind fetches just the bullets the log names since
 its own generation (it reloads the whole copy only when the log cannot say: an inexact change, a gap, a
-large batch). Recall counts written by reinforcement do not bump the counter, so
-the copy's counts may lag (they only nudge the decay weight); writes always read fresh rows."""
+large batch). Recall counts written by reinforcement do not bump the counter, so the copy's counts may lag
+(they only nudge the decay weight); writes always read fresh rows."""
 
 from __future__ import annotations
 
