@@ -44,6 +44,20 @@ def open_store(root: Path, model: str = "m", dim: int = 4) -> LanceStore:
     return LanceStore(root, model, dim)
 
 
+def count_reloads(monkeypatch: pytest.MonkeyPatch, pause: float = 0.0) -> list[int]:
+    """A list that gets an entry each time a vector copy is reloaded whole (after ``pause`` seconds)."""
+    reloads: list[int] = []
+    original = VectorIndex._reload
+
+    def counted(self: VectorIndex, table: object, columns: Sequence[str]) -> None:
+        reloads.append(1)
+        time.sleep(pause)
+        original(self, table, columns)
+
+    monkeypatch.setattr(VectorIndex, "_reload", counted)
+    return reloads
+
+
 def test_bullets_round_trip_with_every_field(tmp_path: Path) -> None:
     s = open_store(tmp_path)
     b = bullet(1, "Redis 连接池 needs 50 connections").with_changes(
@@ -198,15 +212,7 @@ def test_searches_that_find_the_copy_stale_at_once_reload_it_once(
     assert len(reader.similar([1.0, 0, 0, 0], ["global"], 100)) == 50  # the copy is loaded
     writer.add([bullet(60)])  # another process writes: the reader's copy is stale
     (tmp_path / "generation.log").unlink()  # and the log cannot say what changed: the copy is reloaded
-    reloads: list[int] = []
-    original = VectorIndex._reload
-
-    def slow_reload(self: VectorIndex, table: object, columns: Sequence[str]) -> None:
-        reloads.append(1)
-        time.sleep(0.3)  # long enough for every search below to find the copy stale
-        original(self, table, columns)
-
-    monkeypatch.setattr(VectorIndex, "_reload", slow_reload)
+    reloads = count_reloads(monkeypatch, pause=0.3)  # long enough for every search below to find it stale
     with ThreadPoolExecutor(4) as pool:
         found = list(pool.map(lambda _: reader.similar([1.0, 0, 0, 0], ["global"], 100), range(4)))
     assert len(reloads) == 1  # at 100k bullets each extra reload would hold another 177 MB copy
@@ -234,14 +240,7 @@ def test_a_copy_behind_another_process_fetches_just_what_changed(
     writer.add([bullet(i) for i in range(20)])
     reader = open_store(tmp_path)
     assert len(reader.similar([1.0, 0, 0, 0], ["global"], 100)) == 20
-    reloads: list[int] = []
-    original = VectorIndex._reload
-
-    def counted(self: VectorIndex, table: object, columns: Sequence[str]) -> None:
-        reloads.append(1)
-        original(self, table, columns)
-
-    monkeypatch.setattr(VectorIndex, "_reload", counted)
+    reloads = count_reloads(monkeypatch)
     writer.add([bullet(20), bullet(24, "changed later")])  # other process: two new bullets,
     writer.upsert([bullet(4, "bullet four, edited")])  # one edited,
     writer.delete(["b_0008"])  # one deleted,
