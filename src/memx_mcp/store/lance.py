@@ -63,6 +63,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._depth = 0
         self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0))
         self._vectors = VectorIndex(root / "generation")
+        self._columns = bullet_schema(dim).names
         with self.write_lock():
             meta = self._load_or_create_meta()
             if not allow_model_change:
@@ -245,10 +246,14 @@ class LanceStore(ReflectionLog, ConflictTable):
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]:
         """Active bullets of ``scopes`` without their vectors: from the in-memory copy, plus any stored
         while the model was away (not in the copy)."""
-        self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
+        self._current_copy()
         found = self._vectors.in_scopes(scopes)
         where = f"{self._visible(scopes)} AND vector IS NULL"
         return found + [b for b in self.all_bullets(where)]
+
+    def _current_copy(self) -> None:
+        """Bring the in-memory copy up to date with what other processes wrote."""
+        self._vectors.refresh(self._bullets, self._columns, self.get)
 
     def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of ``ids`` that has a vector."""
@@ -259,7 +264,7 @@ class LanceStore(ReflectionLog, ConflictTable):
     ) -> list[tuple[Bullet, float]]:
         """Active bullets of ``scopes`` nearest to ``vector``, from the in-memory vector index; ``fresh``
         reads the rows again from the table (writers need current recall counts)."""
-        self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
+        self._current_copy()
         found = self._vectors.search(vector, scopes, limit)
         ids = [i for i, _ in found]
         bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids, with_vectors=False)
@@ -286,7 +291,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         """Full-text (BM25) matches under the scope/status filter, with their BM25 scores."""
         if not terms:
             return []
-        self._vectors.refresh(self._bullets, bullet_schema(self.dim).names)
+        self._current_copy()
         rows = (
             self._bullets.search(" ".join(terms), query_type="fts")
             .where(self._visible(scopes), prefilter=True)

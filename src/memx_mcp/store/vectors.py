@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,19 +27,10 @@ from ..files import atomic_write
 from ..heap import trim_heap
 from ..models import Bullet, Status
 from .rows import bullets_table, row_to_bullet
-from .sql import sql_list
 
 _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
-
-
-def _fetch(table: Any, ids: Sequence[str]) -> list[Bullet]:
-    """The bullets ``ids`` as stored now, vectors included."""
-    if not ids:
-        return []
-    rows = table.search().where(f"id IN {sql_list(ids)}").limit(len(ids) + 1).to_list()
-    return [row_to_bullet(r) for r in rows]
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -165,7 +156,8 @@ class VectorIndex:
         self._scope_codes = np.concatenate([self._scope_codes, self._codes([b.scope for b in new])])
         self._matrix = np.vstack([matrix, vectors])
 
-    def refresh(self, table: Any, columns: Sequence[str]) -> None:
+    def refresh(self, table: Any, columns: Sequence[str], get: Callable[[Sequence[str]], list[Bullet]]) -> None:
+        """Bring the copy up to ``table``'s current generation; ``get`` reads bullets by id, vectors included."""
         if self._read() == self._seen and self._rows is not None:
             return
         with self._mutating:  # concurrent calls that find the copy stale bring it up to date once
@@ -175,7 +167,7 @@ class VectorIndex:
             changed = None if self._seen is None or self._rows is None else self._changed_since(self._seen, current)
             if changed is not None:
                 upserted, removed = changed
-                fetched = _fetch(table, sorted(upserted))
+                fetched = get(sorted(upserted))
                 gone = upserted - {b.id for b in fetched}  # deleted again since
                 self._apply(fetched, [*removed, *gone])
                 self._seen = current
