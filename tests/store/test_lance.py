@@ -67,10 +67,15 @@ def test_bullets_round_trip_with_every_field(tmp_path: Path) -> None:
         recall_count=3,
         origin="s1",
     )
-    s.add([b])
-    (got,) = s.get([b.id])
-    assert got == b
-    assert got.vector == b.vector
+    plain = bullet(2)  # never recalled: no last_recalled_at
+    s.add([b, plain])
+    got = {x.id: x for x in s.get([b.id, plain.id])}
+    assert got == {b.id: b, plain.id: plain}
+    assert got[b.id].vector == b.vector
+    assert got[b.id].created_at.utcoffset() == timedelta(0)
+    # recall reads the in-memory copy and the full-text index: the same bullets, field for field
+    assert {x.id: x for x in s.vector_candidates([0.0, 1.0, 0.0, 0.0], ["global"], 5)} == got
+    assert {x.id: x for x in s.keyword_candidates(query_terms("redis"), ["global"], 5)} == got
 
 
 def test_a_new_bullet_is_found_by_full_text_at_once_including_cjk_substrings(tmp_path: Path) -> None:
@@ -111,7 +116,9 @@ def test_replace_all_switches_the_store_to_a_new_model(tmp_path: Path) -> None:
     s = open_store(tmp_path, "model-a", 4)
     s.add([bullet(1), bullet(2)])
     s2 = LanceStore(tmp_path, "model-b", 8, allow_model_change=True)
+    assert s2.keyword_candidates(query_terms("bullet"), ["global"], 5)  # the old table, before the switch
     s2.replace_all([bullet(1, dim=8), bullet(2, dim=8)], "model-b", 8)
+    assert len(s2.keyword_candidates(query_terms("bullet"), ["global"], 5)) == 2
     reopened = open_store(tmp_path, "model-b", 8)
     assert sorted(b.id for b in reopened.all_bullets()) == ["b_0001", "b_0002"]
     assert len(reopened.get(["b_0001"])[0].vector or ()) == 8

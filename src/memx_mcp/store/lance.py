@@ -22,13 +22,14 @@ from ..errors import ModelMismatchError, SchemaVersionError, StoreError
 from ..files import atomic_write
 from ..models import Bullet, Status
 from .conflicts import ConflictTable
+from .fulltext import FullTextReader
 from .lock import file_lock
 from .reflections import ReflectionLog
 from .rows import (
     bullet_schema,
     bullets_table,
     conflict_schema,
-    row_to_bullet,
+    table_to_bullets,
 )
 from .sql import _retry, sql_list, sql_str
 from .vectors import VectorIndex
@@ -61,7 +62,9 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._lock_path = root / "write.lock"
         self._thread_lock = threading.RLock()
         self._depth = 0
-        self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0))
+        session = lancedb.Session()  # one index cache for both connections
+        self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0), session=session)
+        self._fulltext = FullTextReader(str(root / "lance"), session)
         self._vectors = VectorIndex(root / "generation")
         self._columns = bullet_schema(dim).names
         with self.write_lock():
@@ -223,17 +226,16 @@ class LanceStore(ReflectionLog, ConflictTable):
     def get(self, ids: Sequence[str]) -> list[Bullet]:
         if not ids:
             return []
-        rows = self._bullets.search().where(f"id IN {sql_list(ids)}").limit(len(ids) + 1).to_list()
-        return [row_to_bullet(r) for r in rows]
+        return table_to_bullets(self._bullets.search().where(f"id IN {sql_list(ids)}").limit(len(ids) + 1).to_arrow())
 
     def find_content(self, content: str, scope: str) -> Bullet | None:
-        rows = (
+        found = table_to_bullets(
             self._bullets.search()
             .where(f"content = {sql_str(content)} AND scope = {sql_str(scope)} AND status = 'active'")
             .limit(1)
-            .to_list()
+            .to_arrow()
         )
-        return row_to_bullet(rows[0]) if rows else None
+        return found[0] if found else None
 
     def _visible(self, scopes: Sequence[str]) -> str:
         return f"status = 'active' AND scope IN {sql_list(scopes)}"
@@ -272,14 +274,10 @@ class LanceStore(ReflectionLog, ConflictTable):
 
     def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
         """Nearest bullets under ``where`` (applied before ranking) with their cosine similarity."""
-        rows = (
-            self._bullets.search(list(vector))
-            .distance_type("cosine")
-            .where(where, prefilter=True)
-            .limit(limit)
-            .to_list()
-        )
-        return [(row_to_bullet(r), 1.0 - float(r["_distance"])) for r in rows]
+        query = self._bullets.search(list(vector)).distance_type("cosine").where(where, prefilter=True)
+        table = query.limit(limit).to_arrow()
+        distances = table.column("_distance").to_pylist()
+        return [(b, 1.0 - float(d)) for b, d in zip(table_to_bullets(table), distances, strict=True)]
 
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
         return self.similar(vector, [scope], limit)
@@ -292,14 +290,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         if not terms:
             return []
         self._current_copy()
-        rows = (
-            self._bullets.search(" ".join(terms), query_type="fts")
-            .where(self._visible(scopes), prefilter=True)
-            .select(["id", "_score"])
-            .limit(limit)
-            .to_list()
-        )
-        scores = {r["id"]: float(r["_score"]) for r in rows}
+        scores = dict(self._fulltext.search(self._bullets_name, " ".join(terms), self._visible(scopes), limit))
         known = self._vectors.bullets(list(scores), with_vectors=False)
         missing = [i for i in scores if i not in known]  # bullets without a vector are not in the copy
         known.update({b.id: b for b in self.get(missing)})
@@ -335,7 +326,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         table = (
             self._bullets.to_arrow() if where is None else self._bullets.search().where(where).limit(None).to_arrow()
         )
-        return [row_to_bullet(r) for r in table.to_pylist()]
+        return table_to_bullets(table)
 
     def decay_inputs(self) -> list[tuple[datetime, int]]:
         """(created_at, recall_count) of every active bullet: what Decay needs, without the rest."""
@@ -370,6 +361,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             self._write_meta(meta)
             self.model_name, self.dim = model_name, dim
             self._bullets_name, self._bullets = new, table
+            self._fulltext.forget(old)
             self._ensure_fts()
             self._vectors.bump(exact=False)
             try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -91,28 +91,51 @@ def bullets_table(bullets: Iterable[Bullet], dim: int) -> pa.Table:
     return pa.Table.from_pylist([bullet_to_row(b) for b in bullets], schema=bullet_schema(dim))
 
 
-def row_to_bullet(r: dict[str, Any]) -> Bullet:
-    vector = r.get("vector")
-    return Bullet(
-        id=r["id"],
-        content=r["content"],
-        section=Section(r["section"]),
-        knowledge_type=KnowledgeType(r["knowledge_type"]),
-        instructivity_score=round(float(r["instructivity_score"]), 2),
-        confidence=round(float(r["confidence"]), 4),
-        source=r["source"],
-        tools=tuple(r.get("tools") or ()),
-        entities=tuple(r.get("entities") or ()),
-        tags=tuple(r.get("tags") or ()),
-        scope=r["scope"],
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        last_recalled_at=r.get("last_recalled_at"),
-        recall_count=int(r["recall_count"]),
-        status=Status(r["status"]),
-        origin=r["origin"],
-        vector=tuple(map(float, vector)) if vector is not None else None,
-    )
+_SECTIONS = {m.value: m for m in Section}
+_TYPES = {m.value: m for m in KnowledgeType}
+_STATUSES = {m.value: m for m in Status}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_TIMES = ("created_at", "updated_at", "last_recalled_at")
+
+
+def _micros(column: Any) -> list[Any]:
+    """Timestamps as integer microseconds: pyarrow's own conversion of zoned timestamps to datetimes costs
+    ~2.5 µs each, half the cost of turning a row into a Bullet; adding them to the epoch is ~0.3 µs."""
+    return list(column.cast(_TS).cast(pa.int64()).to_pylist())
+
+
+def table_to_bullets(table: pa.Table) -> list[Bullet]:
+    """The rows of ``table`` (the bullet schema, ``vector`` and ``terms`` optional) as Bullets, converted
+    column by column."""
+    names = [n for n in table.column_names if n not in _TIMES and n != "terms"]
+    col = {n: table.column(n).to_pylist() for n in names}
+    created = [_EPOCH + timedelta(microseconds=m) for m in _micros(table.column("created_at"))]
+    updated = [_EPOCH + timedelta(microseconds=m) for m in _micros(table.column("updated_at"))]
+    recalled = [None if m is None else _EPOCH + timedelta(microseconds=m) for m in _micros(table["last_recalled_at"])]
+    vectors = col.get("vector") or [None] * table.num_rows
+    return [
+        Bullet(
+            id=col["id"][k],
+            content=col["content"][k],
+            section=_SECTIONS[col["section"][k]],
+            knowledge_type=_TYPES[col["knowledge_type"][k]],
+            instructivity_score=round(col["instructivity_score"][k], 2),
+            confidence=round(col["confidence"][k], 4),
+            source=col["source"][k],
+            tools=tuple(col["tools"][k] or ()),
+            entities=tuple(col["entities"][k] or ()),
+            tags=tuple(col["tags"][k] or ()),
+            scope=col["scope"][k],
+            created_at=created[k],
+            updated_at=updated[k],
+            last_recalled_at=recalled[k],
+            recall_count=col["recall_count"][k],
+            status=_STATUSES[col["status"][k]],
+            origin=col["origin"][k],
+            vector=None if vectors[k] is None else tuple(vectors[k]),
+        )
+        for k in range(table.num_rows)
+    ]
 
 
 def conflict_to_row(c: Conflict) -> dict[str, Any]:

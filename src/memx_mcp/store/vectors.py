@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from ..files import atomic_write
 from ..heap import trim_heap
 from ..models import Bullet, Status
-from .rows import bullets_table, row_to_bullet
+from .rows import bullets_table, table_to_bullets
 
 _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
@@ -267,8 +267,7 @@ class VectorIndex:
         if self._rows is None or not codes:
             return []
         positions = np.flatnonzero(np.isin(self._scope_codes, codes))
-        rows = self._rows.take(pa.array(positions)).to_pylist()
-        return [row_to_bullet({**row, "vector": None}) for row in rows]
+        return table_to_bullets(self._rows.take(pa.array(positions)))
 
     def bullets(self, ids: Sequence[str], with_vectors: bool = True) -> dict[str, Bullet]:
         """The copy's bullets for ``ids`` it holds (recall asks without their vectors: it takes its
@@ -278,9 +277,8 @@ class VectorIndex:
         positions = [self._where[i] for i in ids if i in self._where]
         if not positions:
             return {}
-        out = {}
-        for pos, row in zip(positions, self._rows.take(positions).to_pylist(), strict=True):
-            row["vector"] = self._matrix[pos].tolist() if with_vectors else None
-            b = row_to_bullet(row)
-            out[b.id] = b
-        return out
+        found = table_to_bullets(self._rows.take(positions))
+        if with_vectors:
+            vectors = self._matrix[positions].tolist()
+            found = [b.with_changes(vector=tuple(v)) for b, v in zip(found, vectors, strict=True)]
+        return {b.id: b for b in found}
