@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--version", action="version", version=f"memx-mcp {__version__}")
     args = parser.parse_args(argv)
     from .compose import configure_logging, private_files
-    from .heap import small_heap
+    from .native import small_heap
 
     small_heap()  # before LanceDB's and onnxruntime's threads start
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..config import Settings, load_settings
 from ..files import atomic_write
-from ..heap import small_heap
+from ..native import small_heap
 
 if TYPE_CHECKING:
     from ..memory import Memory

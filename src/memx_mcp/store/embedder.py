@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import EmbedderUnavailable
 from ..files import atomic_write
-from ..heap import trim_heap
+from ..native import trim_heap
 from .protocols import Embedder
 
 log = logging.getLogger(__name__)

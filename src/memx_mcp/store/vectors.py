@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..files import atomic_write
-from ..heap import trim_heap
 from ..models import Bullet, Status
+from ..native import one_blas_thread, trim_heap
 from .rows import bullets_table, table_to_bullets
 
 _SKIP = ("terms", "vector")
@@ -39,6 +39,7 @@ def _empty_rows(schema: pa.Schema) -> pa.Table:
 
 class VectorIndex:
     def __init__(self, generation_file: Path) -> None:
+        one_blas_thread()  # the scan is one matrix-vector product: its spinning worker threads cost more than they give
         self._file = generation_file
         self._seen: str | None = None
         self._ids: list[str] = []

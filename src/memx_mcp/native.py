@@ -1,10 +1,12 @@
-"""Keeping the C heap small: fewer malloc arenas, and freed heap given back to the system."""
+"""Process-wide settings of the native libraries: a small C heap (fewer malloc arenas, freed heap given
+back to the system) and BLAS on one thread."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import os
+import threading
 
 
 def trim_heap() -> None:
@@ -27,3 +29,21 @@ def small_heap(arenas: int = 2) -> None:
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, arenas)
+
+
+_blas_limited = threading.Event()
+
+
+def one_blas_thread() -> None:
+    """Run BLAS (numpy's matrix products: the vector copy's scan) on the calling thread only. OpenBLAS's
+    worker threads spin after each product and take a second core from LanceDB's full-text query and the
+    query embedding that run alongside (``python benchmarks/profile_recall.py`` prints the CPU time per
+    recall by thread, and recall with BLAS on one thread and on all). Once per process; a no-op where
+    threadpoolctl finds no BLAS."""
+    if _blas_limited.is_set():
+        return
+    _blas_limited.set()
+    import numpy  # noqa: F401  (its BLAS must be loaded for the limit to reach it)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
