@@ -269,7 +269,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._current_copy()
         found = self._vectors.search(vector, scopes, limit)
         ids = [i for i, _ in found]
-        bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids, with_vectors=False)
+        bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids)
         return [(bullets[i], s) for i, s in found if i in bullets and bullets[i].status is Status.ACTIVE]
 
     def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
@@ -291,7 +291,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             return []
         self._current_copy()
         scores = dict(self._fulltext.search(self._bullets_name, " ".join(terms), self._visible(scopes), limit))
-        known = self._vectors.bullets(list(scores), with_vectors=False)
+        known = self._vectors.bullets(list(scores))
         missing = [i for i in scores if i not in known]  # bullets without a vector are not in the copy
         known.update({b.id: b for b in self.get(missing)})
         return [(known[i], score) for i, score in scores.items() if i in known]
