@@ -275,3 +275,15 @@ def test_the_change_log_stays_small_and_a_copy_too_far_behind_reloads(
         writer.add([bullet(i)])
     assert (tmp_path / "generation.log").stat().st_size < 2_000 + 200
     assert len(behind.similar([1.0, 0, 0, 0], ["global"], 100)) == 60  # its generations left the log: reloaded
+
+
+def test_a_store_indexes_what_every_search_filters_on_and_an_older_one_gets_them_on_open(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(1, scope="project:a"), bullet(2)])
+    kinds = {tuple(ix.columns): ix.index_type for ix in s._bullets.list_indices()}
+    assert kinds == {("id",): "BTree", ("scope",): "Bitmap", ("status",): "Bitmap", ("terms",): "FTS"}
+    for name in ("scope_idx", "status_idx"):  # as a store made before these indexes
+        s._bullets.drop_index(name)
+    reopened = open_store(tmp_path)
+    assert {tuple(ix.columns) for ix in reopened._bullets.list_indices()} == set(kinds)
+    assert [b.id for b in reopened.keyword_candidates(query_terms("bullet"), ["project:a"], 5)] == ["b_0001"]

@@ -74,7 +74,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             self._bullets_name = str(meta["bullets_table"])
             self._bullets = self._open_or_create(self._bullets_name, bullet_schema(int(meta["dim"])))
             self._conflicts = self._open_or_create(CONFLICTS, conflict_schema())
-            self._ensure_fts()
+            self._ensure_indexes()
 
     # -- meta and tables ------------------------------------------------------------------------------
 
@@ -129,13 +129,19 @@ class LanceStore(ReflectionLog, ConflictTable):
     def _open_or_create(self, name: str, schema: Any) -> Any:
         return self._db.create_table(name, schema=schema, exist_ok=True)
 
-    def _ensure_fts(self) -> None:
-        """The full-text index on ``terms`` and a B-tree on ``id`` (fetching candidates by id)."""
-        from lancedb.index import FTS, BTree
+    def _ensure_indexes(self) -> None:
+        """The full-text index on ``terms``, a B-tree on ``id`` (fetching candidates by id), and bitmaps on
+        ``scope`` and ``status``: every search filters on both first, and without them that filter reads
+        every row (a full-text query at 100k bullets: ~7 ms with the scan, ~2.5 ms with the bitmaps)."""
+        from lancedb.index import FTS, Bitmap, BTree
 
         indices = self._bullets.list_indices()
-        if not any(list(ix.columns) == ["id"] for ix in indices):
+        indexed = {tuple(ix.columns) for ix in indices}
+        if ("id",) not in indexed:
             self._bullets.create_index("id", config=BTree(), replace=True)
+        for column in ("scope", "status"):
+            if (column,) not in indexed:
+                self._bullets.create_index(column, config=Bitmap(), replace=True)
         if any(ix.index_type == "FTS" for ix in indices):
             return
         config = FTS(
@@ -362,7 +368,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             self.model_name, self.dim = model_name, dim
             self._bullets_name, self._bullets = new, table
             self._fulltext.forget(old)
-            self._ensure_fts()
+            self._ensure_indexes()
             self._vectors.bump(exact=False)
             try:
                 self._db.drop_table(old)
