@@ -9,8 +9,10 @@ present exactly once afterwards.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import multiprocessing
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -61,6 +63,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="memx-load-")
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
     texts = facts()
     share = len(texts) // args.processes
     ctx = multiprocessing.get_context("spawn")

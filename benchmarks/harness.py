@@ -3,7 +3,9 @@ folder, filled through the import path, and the three rankers compared in one ru
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,6 +55,7 @@ def receive(proc: subprocess.Popen[bytes], wanted_id: int) -> dict[str, Any]:
 
 def fresh_memory(defer_reinforcement: bool = False, **settings: Any) -> Memory:
     home = Path(tempfile.mkdtemp(prefix="memx-bench-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)  # a 100k store takes ~1 GB
     (home / "models").symlink_to(_model_cache())  # share the checked model copy between runs
     memory = open_memory(Settings(home=home, **settings), cwd=home, defer_reinforcement=defer_reinforcement)
     memory.embedder.get(120.0)
