@@ -1,6 +1,8 @@
 """Resident memory of the embedding model: what loading it adds to a process, as memx loads it
-(``FastEmbedEmbedder``: fastembed over the shipped int8 model, then the freed heap given back) and as
-fastembed alone leaves it. Each way runs in a fresh process, five times; medians are printed.
+(``FastEmbedEmbedder``: fastembed over the shipped int8 model without onnxruntime's memory arena, then the
+freed heap given back) and as fastembed alone leaves it: after loading, and after embedding one batch of
+256 texts (as `remember` of many bullets or `reflect` do). Each way runs in a fresh process, five times;
+medians are printed.
 
     python benchmarks/model_memory.py [--runs 5]
 """
@@ -37,12 +39,16 @@ else:
     list(model.embed(["probe"]))
     list(model.embed(["how do I raise the redis pool size?"]))
 after = rss()
-print(json.dumps({"steady": after["VmRSS"] - before["VmRSS"], "peak": after["VmHWM"] - before["VmRSS"]}))
+batch = [f"when pytest fails with ImportError number {i}, run pip install -e . first" for i in range(256)]
+model.embed(batch) if sys.argv[1] == "memx" else list(model.embed(batch, batch_size=32))
+used = rss()
+print(json.dumps({"steady": after["VmRSS"] - before["VmRSS"], "peak": after["VmHWM"] - before["VmRSS"],
+                  "batch": used["VmRSS"] - before["VmRSS"]}))
 """
 
 
 def measure(way: str, runs: int) -> dict[str, float]:
-    found: dict[str, list[int]] = {"steady": [], "peak": []}
+    found: dict[str, list[int]] = {"steady": [], "peak": [], "batch": []}
     for _ in range(runs):
         out = subprocess.run(
             [sys.executable, "-c", CHILD, way, str(_model_cache())], capture_output=True, text=True, check=True
@@ -61,7 +67,7 @@ def main() -> None:
         m = measure(way, args.runs)
         print(
             f"{label:26} model adds {m['steady']:.0f} MB resident after loading "
-            f"(peak while loading +{m['peak']:.0f} MB)"
+            f"(peak while loading +{m['peak']:.0f} MB), {m['batch']:.0f} MB after embedding a batch"
         )
 
 

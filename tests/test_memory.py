@@ -232,3 +232,22 @@ def test_a_failing_layer_is_skipped_and_reported_never_fatal(
     assert result.mode == mode
     assert note in result.notes
     assert result.hits[0].bullet.id == b.id
+
+
+def test_a_long_running_process_builds_the_copy_before_the_model_starts_loading(
+    memory: Memory, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memx_mcp.compose import open_memory
+    from memx_mcp.store.embedder import LazyEmbedder
+
+    memory.remember("Run `pytest -x` to stop at the first failure")
+    order: list[str] = []
+    warm = LanceStore.warm
+    monkeypatch.setattr(LanceStore, "warm", lambda self: (order.append("copy"), warm(self))[1])
+    monkeypatch.setattr(LazyEmbedder, "start", lambda self: order.append("model"))  # (not loaded here)
+    warmed = open_memory(settings, warm=True)
+    assert order == ["copy", "model"]  # one after the other: their passing memory does not add up
+    assert len(warmed.store.active_in(["project:demo"])) == 1
+    order.clear()
+    open_memory(settings)  # a one-shot command: the model starts loading at once, the copy on first use
+    assert order == ["model"]

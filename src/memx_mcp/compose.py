@@ -52,12 +52,19 @@ def open_memory(
     allow_model_change: bool = False,
     preload: bool = True,
     defer_reinforcement: bool = False,
+    warm: bool = False,
 ) -> Memory:
     """``preload`` starts loading the model while the store opens; otherwise it loads on first use.
-    ``defer_reinforcement`` records recalls off the answer's path (the long-running server)."""
+    ``defer_reinforcement`` records recalls off the answer's path; ``warm`` builds the store's in-memory
+    copy before the model starts loading (both for long-running processes: the two loads' passing memory
+    would otherwise add up, ~100-200 MB at 100k bullets: ``benchmarks/server_memory.py``)."""
     settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     embedder = make_embedder(settings)
-    if preload:
+    if preload and not warm:
         embedder.start()
     store = open_store(settings, allow_model_change=allow_model_change)
+    if warm:
+        store.warm()
+        if preload:
+            embedder.start()
     return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement)

@@ -65,7 +65,7 @@ class MemoryHandle:
         try:
             from .compose import open_memory
 
-            self._memory = open_memory(self._settings, cwd=self._cwd, defer_reinforcement=True)
+            self._memory = open_memory(self._settings, cwd=self._cwd, defer_reinforcement=True, warm=True)
         except BaseException as exc:
             self._error = exc
             if not sys.is_finalizing():  # stdin closed during start-up: nothing to report

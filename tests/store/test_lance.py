@@ -196,16 +196,19 @@ def test_the_vector_index_follows_writes_in_this_process_and_others(tmp_path: Pa
     assert [b.id for b, _ in s.similar([1.0, 0, 0, 0], ["project:a"], 1)] == ["b_0000"]
 
 
-def test_the_vector_copy_loaded_in_batches_skips_bullets_without_vectors(tmp_path: Path) -> None:
+def test_the_vector_copy_loaded_in_batches_skips_archived_bullets_and_those_without_vectors(tmp_path: Path) -> None:
     writer = open_store(tmp_path)
     many = [bullet(i, scope="project:a" if i % 2 else "global") for i in range(5000)]
     writer.add([*many, bullet(9999, "stored while the model was away").with_changes(vector=None)])
+    writer.set_status([f"b_{i:04d}" for i in range(1, 3000, 4)], Status.ARCHIVED, T0)  # every b_…1 and b_…5
     reader = open_store(tmp_path)  # another process: loads the copy from the table, batch by batch
     found = reader.similar([0.0, 1.0, 0.0, 0.0], ["project:a"], 3, fresh=False)
     assert [b.scope for b, _ in found] == ["project:a"] * 3
+    assert {b.id for b, _ in found}.isdisjoint(f"b_{i:04d}" for i in range(1, 3000, 4))
+    assert len(reader.active_in(["project:a", "global"])) == 5001 - 750
     assert all(s == pytest.approx(1.0) for _, s in found)
-    assert reader.similarities(["b_0001", "b_0002", "b_9999"], [0.0, 2.0, 0.0, 0.0]) == pytest.approx(
-        {"b_0001": 1.0, "b_0002": 0.0}
+    assert reader.similarities(["b_0003", "b_0002", "b_0001", "b_9999"], [0.0, 2.0, 0.0, 0.0]) == pytest.approx(
+        {"b_0003": 0.0, "b_0002": 0.0}
     )
     assert [b.id for b, _ in reader.keyword_search(["model", "away"], ["global"], 5)] == ["b_9999"]
 

@@ -115,7 +115,7 @@ def serve(settings: Settings) -> int:
     try:
         with file_lock(run / "hook-helper.lock", timeout=0.05):
             try:
-                memory = open_memory(settings)
+                memory = open_memory(settings, warm=True)
                 memory.embedder.get(60.0)
             except Exception as exc:
                 atomic_write(state, json.dumps({"error": f"{type(exc).__name__}: {exc}", "pid": os.getpid()}))

@@ -78,7 +78,10 @@ class FastEmbedEmbedder:
         self.dim = dim
         self._batch_size = batch_size
         try:
-            self._model = TextEmbedding(name, specific_model_path=str(model_dir), threads=threads)
+            # No memory arena: it kept ~28 MB after a batch was embedded, for no measurable speed
+            self._model = TextEmbedding(
+                name, specific_model_path=str(model_dir), threads=threads, enable_cpu_mem_arena=False
+            )
         except Exception as exc:
             raise EmbedderUnavailable(f"cannot load {name} from {model_dir}: {exc}") from exc
         probe = self.embed(["probe"])[0]
@@ -87,8 +90,10 @@ class FastEmbedEmbedder:
         trim_heap()  # onnxruntime's graph optimisation freed ~60 MB that would otherwise stay resident
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
-        vectors = self._model.embed(list(texts), batch_size=self._batch_size)
-        return [tuple(float(x) for x in v) for v in vectors]
+        vectors = [tuple(float(x) for x in v) for v in self._model.embed(list(texts), batch_size=self._batch_size)]
+        if len(texts) > self._batch_size:  # a batch's activations were freed: hand the heap back (~1 ms)
+            trim_heap()
+        return vectors
 
 
 class LazyEmbedder:

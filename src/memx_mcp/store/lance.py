@@ -259,6 +259,10 @@ class LanceStore(ReflectionLog, ConflictTable):
         where = f"{self._visible(scopes)} AND vector IS NULL"
         return found + [b for b in self.all_bullets(where)]
 
+    def warm(self) -> None:
+        """Build the in-memory copy now rather than on the first search."""
+        self._current_copy()
+
     def _current_copy(self) -> None:
         """Bring the in-memory copy up to date with what other processes wrote."""
         self._vectors.refresh(self._bullets, self._columns, self.get)
