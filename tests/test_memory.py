@@ -251,3 +251,19 @@ def test_a_long_running_process_builds_the_copy_before_the_model_starts_loading(
     order.clear()
     open_memory(settings)  # a one-shot command: the model starts loading at once, the copy on first use
     assert order == ["model"]
+
+
+def test_a_copy_that_cannot_be_built_ahead_does_not_keep_the_memory_from_opening(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memx_mcp.compose import open_memory
+    from memx_mcp.store.embedder import LazyEmbedder
+
+    def broken(self: LanceStore) -> None:
+        raise OSError("disk read error")
+
+    started: list[bool] = []
+    monkeypatch.setattr(LanceStore, "warm", broken)
+    monkeypatch.setattr(LazyEmbedder, "start", lambda self: started.append(True))
+    assert open_memory(settings, warm=True).store is not None
+    assert started == [True]  # the model still loads

@@ -13,6 +13,8 @@ from .store.embedder import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_mod
 from .store.lance import LanceStore
 from .store.protocols import Embedder
 
+log = logging.getLogger(__name__)
+
 
 def configure_logging(settings: Settings) -> None:
     """Logs go to stderr (stdout belongs to the protocol); bullet contents are never logged at INFO."""
@@ -64,7 +66,10 @@ def open_memory(
         embedder.start()
     store = open_store(settings, allow_model_change=allow_model_change)
     if warm:
-        store.warm()
+        try:
+            store.warm()
+        except Exception as exc:  # the first search tries again and reports it; the model still loads
+            log.warning("could not build the in-memory copy ahead: %s", exc)
         if preload:
             embedder.start()
     return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement)

@@ -91,7 +91,7 @@ class FastEmbedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         vectors = [tuple(float(x) for x in v) for v in self._model.embed(list(texts), batch_size=self._batch_size)]
-        if len(texts) > self._batch_size:  # a batch's activations were freed: hand the heap back (~1 ms)
+        if len(texts) > self._batch_size:  # a batch's activations were freed: hand the heap back (< 1 ms)
             trim_heap()
         return vectors
 
