@@ -18,8 +18,9 @@ T = TypeVar("T")
 
 
 class FullTextReader:
-    def __init__(self, uri: str, session: Any) -> None:
+    def __init__(self, uri: str, session: Any, timeout: float = 30.0) -> None:
         self._uri = uri
+        self._timeout = timeout  # a query that hangs fails (the layer is skipped) instead of the recall hanging
         self._session = session
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = threading.Lock()
@@ -35,7 +36,12 @@ class FullTextReader:
         self._run(self._forget(table))
 
     def _run(self, work: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(work, self._running_loop()).result()
+        future = asyncio.run_coroutine_threadsafe(work, self._running_loop())
+        try:
+            return future.result(self._timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         with self._started:
