@@ -200,7 +200,7 @@ def test_the_vector_copy_loaded_in_batches_skips_archived_bullets_and_those_with
     writer = open_store(tmp_path)
     many = [bullet(i, scope="project:a" if i % 2 else "global") for i in range(5000)]
     writer.add([*many, bullet(9999, "stored while the model was away").with_changes(vector=None)])
-    writer.set_status([f"b_{i:04d}" for i in range(1, 3000, 4)], Status.ARCHIVED, T0)  # every b_…1 and b_…5
+    writer.set_status([f"b_{i:04d}" for i in range(1, 3000, 4)], Status.ARCHIVED, T0)  # most nearest [0, 1, 0, 0]
     reader = open_store(tmp_path)  # another process: loads the copy from the table, batch by batch
     found = reader.similar([0.0, 1.0, 0.0, 0.0], ["project:a"], 3, fresh=False)
     assert [b.scope for b, _ in found] == ["project:a"] * 3
