@@ -59,7 +59,7 @@ def open_memory(
     """``preload`` starts loading the model while the store opens; otherwise it loads on first use.
     ``defer_reinforcement`` records recalls off the answer's path; ``warm`` builds the store's in-memory
     copy before the model starts loading (both for long-running processes: the two loads' passing memory
-    would otherwise add up, ~100-200 MB at 100k bullets: ``benchmarks/server_memory.py``)."""
+    would otherwise add up, ``benchmarks/server_memory.py``)."""
     settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     embedder = make_embedder(settings)
     if preload and not warm:

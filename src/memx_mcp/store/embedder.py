@@ -78,7 +78,7 @@ class FastEmbedEmbedder:
         self.dim = dim
         self._batch_size = batch_size
         try:
-            # No memory arena: it kept ~28 MB after a batch was embedded, for no measurable speed
+            # No memory arena: it keeps the largest batch's activations resident (benchmarks/model_memory.py)
             self._model = TextEmbedding(
                 name, specific_model_path=str(model_dir), threads=threads, enable_cpu_mem_arena=False
             )
