@@ -58,6 +58,16 @@ def count_reloads(monkeypatch: pytest.MonkeyPatch, pause: float = 0.0) -> list[i
     return reloads
 
 
+def writer_and_reader(root: Path, count: int) -> tuple[LanceStore, LanceStore]:
+    """Two stores on one folder, as two processes: the writer holds ``count`` bullets, the reader has
+    loaded its vector copy of them."""
+    writer = open_store(root)
+    writer.add([bullet(i) for i in range(count)])
+    reader = open_store(root)
+    assert len(reader.similar([1.0, 0, 0, 0], ["global"], 100)) == count  # the copy is loaded
+    return writer, reader
+
+
 def test_bullets_round_trip_with_every_field(tmp_path: Path) -> None:
     s = open_store(tmp_path)
     b = bullet(1, "Redis 连接池 needs 50 connections").with_changes(
@@ -216,10 +226,7 @@ def test_the_vector_copy_loaded_in_batches_skips_archived_bullets_and_those_with
 def test_searches_that_find_the_copy_stale_at_once_reload_it_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writer = open_store(tmp_path)
-    writer.add([bullet(i) for i in range(50)])
-    reader = open_store(tmp_path)
-    assert len(reader.similar([1.0, 0, 0, 0], ["global"], 100)) == 50  # the copy is loaded
+    writer, reader = writer_and_reader(tmp_path, 50)
     writer.add([bullet(60)])  # another process writes: the reader's copy is stale
     (tmp_path / "generation.log").unlink()  # and the log cannot say what changed: the copy is reloaded
     reloads = count_reloads(monkeypatch, pause=0.3)  # long enough for every search below to find it stale
@@ -246,10 +253,7 @@ def test_a_search_during_an_append_uses_the_rows_already_complete(tmp_path: Path
 def test_a_copy_behind_another_process_fetches_just_what_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writer = open_store(tmp_path)
-    writer.add([bullet(i) for i in range(20)])
-    reader = open_store(tmp_path)
-    assert len(reader.similar([1.0, 0, 0, 0], ["global"], 100)) == 20
+    writer, reader = writer_and_reader(tmp_path, 20)
     reloads = count_reloads(monkeypatch)
     writer.add([bullet(20), bullet(24, "changed later")])  # other process: two new bullets,
     writer.upsert([bullet(4, "bullet four, edited")])  # one edited,
@@ -270,10 +274,7 @@ def test_the_change_log_stays_small_and_a_copy_too_far_behind_reloads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vectors, "_LOG_BYTES", 2_000)
-    writer = open_store(tmp_path)
-    writer.add([bullet(0)])
-    behind = open_store(tmp_path)
-    assert len(behind.similar([1.0, 0, 0, 0], ["global"], 100)) == 1
+    writer, behind = writer_and_reader(tmp_path, 1)
     for i in range(1, 60):
         writer.add([bullet(i)])
     assert (tmp_path / "generation.log").stat().st_size < 2_000 + 200
