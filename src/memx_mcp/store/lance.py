@@ -282,13 +282,6 @@ class LanceStore(ReflectionLog, ConflictTable):
         bullets = {b.id: b for b in self.get(ids)} if fresh else self._vectors.bullets(ids)
         return [(bullets[i], s) for i, s in found if i in bullets and bullets[i].status is Status.ACTIVE]
 
-    def vector_search(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[Bullet, float]]:
-        """Nearest bullets under ``where`` (applied before ranking) with their cosine similarity."""
-        query = self._bullets.search(list(vector)).distance_type("cosine").where(where, prefilter=True)
-        table = query.limit(limit).to_arrow()
-        distances = table.column("_distance").to_pylist()
-        return [(b, 1.0 - float(d)) for b, d in zip(table_to_bullets(table), distances, strict=True)]
-
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
         return self.similar(vector, [scope], limit)
 
