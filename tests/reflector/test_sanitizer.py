@@ -96,6 +96,12 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "pk_live_j5krY8XTgIcDaHDb3YrsAfCl is Stripe's publishable key, shipped to browsers",
         'fetch("https://url:8000");@media screen',  # no credentials: the quote ends the URL
         "version 1.2.3.04",  # not a dotted-decimal address (leading zero)
+        # four-part versions look like addresses
+        "Bump types-requests from 2.31.0.10 to 2.31.0.20240106",
+        "Bump typing-extensions from 3.10.0.2 to 4.3.0",
+        "pin requests==2.31.0.10",
+        "report_access_id: e8e4df51-2054-49b0-ab1c-516ac95c691d",  # a UUID names a record
+        "xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere",
         # shown already masked: examples of a token's shape
         "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
         '"token4": "xoxp-572370529330-573807301142-572331691188-####################"',
@@ -120,3 +126,10 @@ def test_a_secret_seen_once_is_masked_everywhere_in_the_same_transcript() -> Non
 def test_a_password_named_in_prose_is_masked_but_ordinary_words_are_not() -> None:
     assert "hunter2x99" not in S.mask("the password is hunter2x99 on staging")
     assert S.mask("the token expired, reset the password flow") == "the token expired, reset the password flow"
+
+
+def test_addresses_beside_versions_or_each_other_are_still_masked() -> None:
+    assert S.mask("traffic from 203.0.113.5 to 198.51.100.7") == (
+        "traffic from [REDACTED:ip_address] to [REDACTED:ip_address]"
+    )
+    assert S.mask("ssh to 203.0.113.45, version 1.2.3") == "ssh to [REDACTED:ip_address], version 1.2.3"

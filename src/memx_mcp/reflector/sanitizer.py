@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import pairwise
+
+from .shapes import entropy, looks_placeholder, luhn_ok, random_looking
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ _SECRET_WORD = (
     r"(?:password|passwd|pwd|pw|pass|passphrase|secrete?|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|"
     r"private[_-]?key|client[_-]?secret|credentials?|auth|key|login|access[_.-]?id)"
 )
+_IPV4 = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}"
 _OPERATOR = r"(?:::?:?=|\?=|:=|=>|!==?|===?|=|:|[\"'][ \t]*,)"
 
 # Provider tokens with a recognisable prefix (from the providers' documented formats).
@@ -152,8 +153,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "ip_address",
-        r"(?<![\w.-])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)"
-        r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}(?![\w.]|\.\d)",
+        r"(?<![\w.-])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)" + _IPV4 + r"(?![\w.]|\.\d)",
     ),
     _p("email", r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
     _p("card_number", r"(?<![\w.\-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\w\-])"),
@@ -175,12 +175,11 @@ _STRONG_WORDS = frozenset(
 _STRONG_SUFFIXES = ("apikey", "password", "passwd", "secret", "token")
 _KEY_QUALIFIERS = frozenset("api access secret private auth client signing encryption master iam".split())
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
-    r"placeholder|your[_-]?|changeme|dummy|_here|[\[<(]redacted"
-)
 _MASKED_AFTER = re.compile(r"(?i)#{4}|\*{4}|\.{2,}\s*[\[<(]redacted")  # xoxp-1-2-3-####: the rest shown masked
 _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_VERSION_BEFORE = re.compile(r"(?i)(?:\bversion|==|>=|<=|~=)\s*v?$")  # version 1.2.3.4, pkg==1.2.3.4
+_FROM_TO = re.compile(r"(?i)\bfrom\s+v?(\d+(?:\.\d+)+)\s+to\s+v?(\d+(?:\.\d+)+)")  # Bump x from A to B
 _LABELLED_PUBLIC = re.compile(r"([\w.-]+)[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
@@ -195,28 +194,6 @@ def _in_public_key_block(text: str, at: int) -> bool:
         return False
     header_end = text.find("-----", begin + 10)
     return "PUBLIC KEY" in text[begin:header_end] and text.find("-----END", begin, at) < 0
-
-
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
-
-
-def looks_placeholder(value: str) -> bool:
-    core = re.sub(r"[^A-Za-z0-9]", "", value)
-    if len(core) >= 4 and len(set(core.lower())) <= 3:
-        return True  # xxxxxxxx, 00000000, aaaaaaa
-    return bool(_PLACEHOLDER.search(value))
 
 
 def _key_words(key: str) -> list[str]:
@@ -235,12 +212,14 @@ def _assignment_is_secret(key: str, value: str) -> bool:
         return True
     if last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS:
         return True
+    if last == "id" and _UUID.fullmatch(value):
+        return False  # report_access_id: <uuid> names a record; UUIDs are identifiers (SPEC §4.5)
     if last in ("key", "id"):
         core = re.sub(r"[^A-Za-z0-9]", "", value)
-        random = _random_looking(value) or (
+        random = random_looking(value) or (
             "access" in words  # an access id is a credential by name: mixed classes and near-maximal entropy do
             and all(any(test(c) for c in core) for test in (str.isupper, str.islower, str.isdigit))
-            and _entropy(core) >= 0.85 * math.log2(len(core) or 1)
+            and entropy(core) >= 0.85 * math.log2(len(core) or 1)
         )
         return (
             len(core) >= (12 if "access" in words else 16)
@@ -252,28 +231,25 @@ def _assignment_is_secret(key: str, value: str) -> bool:
 
 def _is_identifier(value: str) -> bool:
     """A dotted name, an ALL_CAPS constant made of words, or a file name, unless it is key material."""
-    if not _IDENTIFIER.match(value) or _random_looking(value):
+    if not _IDENTIFIER.match(value) or random_looking(value):
         return False
     if re.fullmatch(r"[A-Z][A-Z0-9_-]+", value):
         return all(len(part) <= 12 for part in re.split(r"[_-]", value))
     return True
 
 
-def _random_looking(token: str) -> bool:
-    """Random key material rather than a word, identifier, path or hash name: mixed classes that change
-    often, and high entropy."""
-    core = token.strip("=.-~")
-    parts = [p for p in re.split(r"[_-]", core) if p]
-    if len(parts) >= 3 and sum(p.isalpha() or p.isdigit() for p in parts) * 2 >= len(parts):
-        return False  # SN_id_Gost28147_89_None_KeyMeshing: an identifier made of words
-    uppers = sum(c.isupper() for c in core)
-    lowers = sum(c.islower() for c in core)
-    digits = sum(c.isdigit() for c in core)
-    if uppers < 2 or lowers < 2 or digits < 2:
-        return False
-    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o" for c in core]
-    changes = sum(a != b for a, b in pairwise(classes)) / max(1, len(core) - 1)
-    return changes >= 0.3 and _entropy(core) >= 3.5
+def _is_version(match: re.Match[str]) -> bool:
+    """A dotted quad that is a version: after ``version`` or ``==``, or in ``from A to B`` when the other
+    side is no address (Bump x from 2.31.0.10 to 2.31.0.20240106; traffic from one address to another is
+    still masked)."""
+    text = match.string
+    if _VERSION_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
+        return True
+    for pair in _FROM_TO.finditer(text, max(0, match.start() - 40), min(len(text), match.end() + 40)):
+        sides = pair.group(1), pair.group(2)
+        if match.group(0) in sides and not all(re.fullmatch(_IPV4, side) for side in sides):
+            return True
+    return False
 
 
 def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
@@ -288,9 +264,11 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         return False
     if name in ("api_token", "high_entropy") and _MASKED_AFTER.match(match.string, match.end()):
         return False  # a token whose rest is shown masked is an example of its shape, not a key
+    if name == "ip_address":
+        return not _is_version(match)
     if name == "card_number":
         digits = re.sub(r"\D", "", value)
-        return 13 <= len(digits) <= 19 and _luhn_ok(digits)
+        return 13 <= len(digits) <= 19 and luhn_ok(digits)
     if name == "secret_assignment":
         if match.re.groups >= 5:
             if match.group(5) is not None and "(" in match.string[match.end(1) : match.start(5)]:
@@ -307,7 +285,7 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
             return False
         has_digit, has_alpha = any(c.isdigit() for c in core), any(c.isalpha() for c in core)
         mixed = any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)  # not just a capital
-        return (has_digit and has_alpha) or (mixed and len(core) >= 12) or _random_looking(core)
+        return (has_digit and has_alpha) or (mixed and len(core) >= 12) or random_looking(core)
     if name == "basic_auth":  # user:password: the password is the secret (a user name alone is not), or,
         user, _, password = value.strip("\"'").rpartition(":")  # with an empty password, the user (an API key)
         password = password.strip("\"'{} ") or user.strip("\"'{} ")
@@ -329,7 +307,7 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         chunk_start = max(match.string.rfind(" ", 0, match.start()), match.string.rfind("\n", 0, match.start()))
         in_url = "://" in match.string[chunk_start + 1 : match.start()]
         hashed = _LOCKFILE_HASH.search(before) or re.match(r"sha\d{1,3}-", value)
-        return not in_url and not hashed and _random_looking(value)
+        return not in_url and not hashed and random_looking(value)
     return True
 
 

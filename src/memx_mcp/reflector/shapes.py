@@ -1,0 +1,83 @@
+"""What a value looks like, for the PrivacySanitizer: random key material, a placeholder, a value typed by
+hand into a key's shape, a card number. Pure functions of the value alone; the sanitizer weighs them
+against the context (the key name, the provider prefix, a URL)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from itertools import pairwise
+
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
+    r"placeholder|your[_-]?|changeme|dummy|_here|(?-i:(?<=[a-z])Here$)|[\[<(]redacted"
+)
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = Counter(text)
+    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def looks_placeholder(value: str) -> bool:
+    """xxxx, <your token>, ${VAR}, EXAMPLE, PUT_TOKEN_HERE: a stand-in that says it is one."""
+    core = re.sub(r"[^A-Za-z0-9]", "", value)
+    if len(core) >= 4 and len(set(core.lower())) <= 3:
+        return True  # xxxxxxxx, 00000000, aaaaaaa
+    return bool(_PLACEHOLDER.search(value))
+
+
+def _step(a: str, b: str) -> int | None:
+    """+1, 0 or -1 when b follows a in the alphabet or among the digits (9 → 0 counts as +1), else None."""
+    if a.isdigit() and b.isdigit():
+        d = (int(b) - int(a)) % 10
+        return {1: 1, 0: 0, 9: -1}.get(d)
+    if a.isalpha() and b.isalpha() and a.isascii() and b.isascii():
+        d = ord(b.lower()) - ord(a.lower())
+        return d if d in (-1, 0, 1) else None
+    return None
+
+
+def looks_fabricated(value: str, share: float = 0.5) -> bool:
+    """Typed by hand into a key's shape rather than generated: at least ``share`` of its letters and digits
+    lie in runs of three or more (abc, 123, 7890, 5555). Generators never write that way (a random base-62
+    key has such a run about once in 1,300 positions), test fixtures and documentation often do:
+    ``sk-ant-api03-abc123xyz-…-klmnopqrstuvwx``, ``dapi1234567890…``, ``glc_1111…``."""
+    core = re.sub(r"[^A-Za-z0-9]", "", value)
+    if len(core) < 12:
+        return False
+    covered = [False] * len(core)
+    for i in range(len(core) - 2):
+        first = _step(core[i], core[i + 1])
+        if first is not None and first == _step(core[i + 1], core[i + 2]):
+            covered[i] = covered[i + 1] = covered[i + 2] = True
+    return sum(covered) >= share * len(core)
+
+
+def random_looking(token: str) -> bool:
+    """Random key material rather than a word, identifier, path or hash name: mixed classes that change
+    often, and high entropy."""
+    core = token.strip("=.-~")
+    parts = [p for p in re.split(r"[_-]", core) if p]
+    if len(parts) >= 3 and sum(p.isalpha() or p.isdigit() for p in parts) * 2 >= len(parts):
+        return False  # SN_id_Gost28147_89_None_KeyMeshing: an identifier made of words
+    uppers = sum(c.isupper() for c in core)
+    lowers = sum(c.islower() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if uppers < 2 or lowers < 2 or digits < 2:
+        return False
+    classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o" for c in core]
+    changes = sum(a != b for a, b in pairwise(classes)) / max(1, len(core) - 1)
+    return changes >= 0.3 and entropy(core) >= 3.5
