@@ -8,6 +8,12 @@ characters); a line with no such token must at least change. Negatives: `negativ
 `fp` rows, which must come out byte-identical.
 
     python benchmarks/sanitizer.py [--show-misses N] [--variant mask-placeholders|leave-fabricated]
+    python benchmarks/sanitizer.py --transcripts
+
+`--transcripts` masks the texts of the five real Claude Code sessions (benchmarks/data/transcripts) as the
+Reflector sees them (each step's text, tool input and result) and prints every mask with its hand label
+from benchmarks/data/sanitizer_real_labels.jsonl (keyed by session, step and a hash of the masked text, so
+the file holds no secret): the share of masks that hide something secret.
 
 The variants measure two alternatives to memx's rules without shipping them: masking placeholders that
 fill a provider's format (`ghp_xxxx…`, `SKxxxx…`), and leaving provider tokens and random-looking strings
@@ -17,6 +23,7 @@ alone when they are fabricated (`dapi1234567890…`, `sk-ant-api03-abc123xyz-…
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import tomllib
@@ -24,8 +31,11 @@ from pathlib import Path
 
 from memx_mcp.reflector import sanitizer as memx_sanitizer
 from memx_mcp.reflector.sanitizer import PrivacySanitizer, looks_placeholder
+from memx_mcp.reflector.transcript import parse_transcript
 
 DATA = Path(__file__).parent / "data" / "secrets"
+SESSIONS = Path(__file__).parent / "data" / "transcripts"
+REAL_LABELS = Path(__file__).parent / "data" / "sanitizer_real_labels.jsonl"
 TOKEN = re.compile(r"[A-Za-z0-9+/=_\-.]{8,}")
 
 
@@ -155,12 +165,54 @@ def use_variant(variant: str | None) -> None:
     memx_sanitizer._is_secret = judged
 
 
+def masked_spans(original: str, output: str) -> list[tuple[str, str, str]]:
+    """(kind, the masked original text, the output around the mask) for each mask in ``output``: the text
+    between two masks is unchanged, so each masked literal lies between the neighbouring pieces."""
+    parts = re.split(r"(\[REDACTED:\w+\])", output)
+    spans, pos, at = [], len(parts[0]), len(parts[0])
+    for i in range(1, len(parts), 2):
+        after = parts[i + 1]
+        last = i + 2 >= len(parts)
+        end = len(original) - len(after) if last else original.find(after, pos) if after else pos
+        end = max(end, pos)
+        context = output[max(0, at - 60) : at + len(parts[i]) + 20].replace("\n", "⏎")
+        spans.append((parts[i][10:-1], original[pos:end], context))
+        pos, at = end + len(after), at + len(parts[i]) + len(after)
+    return spans
+
+
+def real_sessions(s: PrivacySanitizer) -> None:
+    labels = {(r["session"], r["step"], r["hash"]): r for r in rows(REAL_LABELS)}
+    counts = {"secret": 0, "not secret": 0, "unlabelled": 0}
+    for path in sorted(SESSIONS.glob("*-*-*-*-*.jsonl")):
+        session = path.name[:8]
+        for step in parse_transcript(path.read_text(encoding="utf-8")).steps:
+            values = [step.text, step.result, *(v for v in step.tool_input.values() if isinstance(v, str))]
+            for text in filter(None, values):
+                for kind, literal, context in masked_spans(text, s.mask(text)):
+                    digest = hashlib.sha256(literal.encode()).hexdigest()[:12]
+                    label = labels.get((session, step.index, digest))
+                    verdict = "unlabelled" if label is None else "secret" if label["secret"] else "not secret"
+                    counts[verdict] += 1
+                    why = f" ({label['why']})" if label else ""
+                    print(f"{session} step {step.index} {kind} {digest}: {verdict}{why}\n    {context}")
+    judged = counts["secret"] + counts["not secret"]
+    print(
+        f"masks in the five real sessions: {sum(counts.values())}; hiding a secret: {counts['secret']}/{judged}"
+        f" = {counts['secret'] / max(1, judged):.3f}; unlabelled: {counts['unlabelled']}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show-misses", type=int, default=0)
     parser.add_argument("--variant", choices=("mask-placeholders", "leave-fabricated"))
+    parser.add_argument("--transcripts", action="store_true")
     args = parser.parse_args()
     use_variant(args.variant)
+    if args.transcripts:
+        real_sessions(PrivacySanitizer())
+        return
     if args.variant:
         print(f"variant: {args.variant} (not what memx ships)")
     s = PrivacySanitizer()

@@ -41,6 +41,11 @@ S = PrivacySanitizer()
         ("STRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "api_token", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
         ("oc login --token=sha256~ZBMKw9VAayhdnyANaHvjJeXDiGwA7Fsr5gtLKj3-eh-", "api_token", "ZBMKw9VAay"),
         ("bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "api_token", "Cl2FMQ.ZnCjm1"),
+        ("PASSWORD=Pa(ss12 in .env", "secret_assignment", "Pa(ss12"),  # a parenthesis, but no call
+        ('OpenAI(api_key="sk-proj-Zq81fKd0Wm3nT5yV7bXc9LpR2sGh4Jk")', "api_token", "Zq81fKd0Wm3nT5yV7bXc9"),
+        ('db_pw = "s3cr3t-pass"', "secret_assignment", "s3cr3t-pass"),
+        ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
+        ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -102,6 +107,26 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "pin requests==2.31.0.10",
         "report_access_id: e8e4df51-2054-49b0-ab1c-516ac95c691d",  # a UUID names a record
         "xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere",
+        # code that reads a secret is not one (seen in the real sessions: masking it garbled the code)
+        'password: System.get_env("DB_PASSWORD")',
+        'api_key = os.environ["OPENAI_API_KEY"]',
+        'token = os.getenv("GITHUB_TOKEN")',
+        'secret_key_base: String.duplicate("test_secret_key_base_", 4)',
+        "password=getpass.getpass()",
+        "self.password = password",
+        "token = Base.url_encode64(:crypto.strong_rand_bytes(32), padding: false)",
+        'const firstPassHTML = container.querySelector("code").innerHTML',
+        'TIMESTAMP="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',  # date's -u, not curl's
+        '{"type":"tool_use","id":"toolu_01DD7PwKMijUZtHiGUPFcV7d","name":"Bash"}',  # Pw inside an id
+        "config :app, Endpoint,\n  secret_key_base: ...\n",  # an elided value
+        'get("/review-context/:token", ReviewContextController, :show)',
+        'def show(conn, %{"token" => token}) do',
+        # values their label calls ids, CSRF tokens or signatures (Elixir maps, tuples, HTML meta tags)
+        '"request-id" => ["req_011CY4p6wvSLjiJyWSJ2VXzB"]',
+        '{"x-request-id", "GJOGAOf-hoLS20MAABCM"}',
+        '<meta name="csrf-token" content="T1t_QhofQ146FB88XDZKACBpPRErcn10-0R8QmwkblZS5dyOD6hCECNC"/>',
+        '"signature":"EsMCCkYICxgCKkDuNR00D0SPshrOAOM1rE2RNrkHn0aXuAp7lW1sP8HECP"',
+        '<input type="hidden" name="authenticity_token" value="7SWa-Fo1_hsC6oovfBsJFLGPUl2EhkSWPbJh">',  # Rails
         # shown already masked: examples of a token's shape
         "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
         '"token4": "xoxp-572370529330-573807301142-572331691188-####################"',

@@ -30,6 +30,8 @@ def test_luhn_accepts_test_card_numbers_and_rejects_one_digit_off() -> None:
         "AKIAIOSFODNN7EXAMPLE",
         "changeme",
         "[REDACTED]",
+        "...",
+        ":…",
     ],
 )
 def test_stand_ins_that_say_so_are_placeholders(value: str) -> None:

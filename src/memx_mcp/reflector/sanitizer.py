@@ -166,7 +166,8 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
 _NOT_USERS = frozenset({"shared", "public", "default", "all users", "runner", "user", "username", "you", "me"})
 _NOT_EMAIL_LOCALS = frozenset({"git", "noreply"})
 _NOT_SECRET_KEY = re.compile(
-    r"(?i)public|csrf|_?(?:url|uri|length|len|name|file|path|type|field|env|header|size)$|(?<!access)(?<!access[_.-])_?id$"
+    r"(?i)public|csrf|authenticity|_?(?:url|uri|length|len|name|file|path|type|field|env|header|size|signature)$"
+    r"|(?<!access)(?<!access[_.-])_?id$"
 )
 _STRONG_WORDS = frozenset(
     "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login "
@@ -180,7 +181,12 @@ _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION_BEFORE = re.compile(r"(?i)(?:\bversion|==|>=|<=|~=)\s*v?$")  # version 1.2.3.4, pkg==1.2.3.4
 _FROM_TO = re.compile(r"(?i)\bfrom\s+v?(\d+(?:\.\d+)+)\s+to\s+v?(\d+(?:\.\d+)+)")  # Bump x from A to B
-_LABELLED_PUBLIC = re.compile(r"([\w.-]+)[\"']?[ \t]*[:=][ \t]*[\"']?$")
+_CALL_OR_INDEX = re.compile(r"[A-Za-z_$][\w$.!?]*(?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\])")
+_BARE_NAME = re.compile(r"[A-Za-z_]+(?![\w.\-/+=])")
+_LABELLED_PUBLIC = re.compile(  # key: "…", "key" => ["…"], {"key", "…"}, <meta name="key" content="…">
+    r"([\w.-]+)\\?[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\?[\"']?$"
+    r"|name=\\?[\"']([\w.-]+)\\?[\"'][ \t]+(?:content|value)=\\?[\"']$"
+)
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
 
@@ -207,6 +213,8 @@ def _assignment_is_secret(key: str, value: str) -> bool:
     words = _key_words(key)
     if not words or _NOT_SECRET_KEY.search(key) or _is_identifier(value) or "://" in value or _REFERENCE.match(value):
         return False
+    if random_looking(key):
+        return False  # "toolu_01DD7PwKMij…","name": an id with "Pw" in it is no key name
     last = words[-1]
     if any(w in _STRONG_WORDS or w.endswith(_STRONG_SUFFIXES) for w in words):
         return True
@@ -236,6 +244,16 @@ def _is_identifier(value: str) -> bool:
     if re.fullmatch(r"[A-Z][A-Z0-9_-]+", value):
         return all(len(part) <= 12 for part in re.split(r"[_-]", value))
     return True
+
+
+def _is_code(key: str, text: str, start: int) -> bool:
+    """The unquoted value at ``start`` is code that reads a secret, not one: a call or a subscript
+    (``os.getenv("TOKEN")``, ``System.fetch_env!("SECRET_KEY_BASE")``, ``request.form["password"]``) or the
+    variable of the same name (``self.password = password``, ``api_key = apiKey``)."""
+    if _CALL_OR_INDEX.match(text, start):
+        return True
+    name = _BARE_NAME.match(text, start)
+    return name is not None and bool(key) and set(_key_words(name.group(0))) <= set(_key_words(key))
 
 
 def _is_version(match: re.Match[str]) -> bool:
@@ -275,6 +293,10 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
                 return False  # f(password: …), usernamePassword(credentialsId: …): a name, not a literal
             if match.group(4) is not None and re.search(r"\s", value):
                 return False  # KEY=`etcdctl get /secret`: a command substitution, not a literal
+            if match.group(5) is not None and _is_code(match.group("key"), match.string, match.start(5)):
+                return False
+            if match.group(5) is not None and "," in match.string[match.end("key") : match.start(5)]:
+                return False  # get("/x/:token", ReviewController, …): in a list a literal is quoted
         return _assignment_is_secret(match.group("key"), value)
     if name == "secret_flag":
         flag = match.group(0).split("=")[0].split()[0] if match.group(0).split() else ""
@@ -287,6 +309,8 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
         mixed = any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)  # not just a capital
         return (has_digit and has_alpha) or (mixed and len(core) >= 12) or random_looking(core)
     if name == "basic_auth":  # user:password: the password is the secret (a user name alone is not), or,
+        if value.strip("\"'").startswith("+"):
+            return False  # date -u +%Y-%m-%dT%H:%M:%SZ: a date format, not credentials
         user, _, password = value.strip("\"'").rpartition(":")  # with an empty password, the user (an API key)
         password = password.strip("\"'{} ") or user.strip("\"'{} ")
         return (
@@ -296,11 +320,11 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
             and not password.startswith("$")
         )
     if name == "auth_header":
-        return not _is_identifier(value) and "://" not in value
+        return not _is_identifier(value) and "://" not in value and not _is_code("", match.string, match.start(1))
     if name == "high_entropy":
         before = match.string[max(0, match.start() - 40) : match.start()]
         labelled = _LABELLED_PUBLIC.search(before)
-        if labelled and _NOT_SECRET_KEY.search(labelled.group(1)):
+        if labelled and _NOT_SECRET_KEY.search(labelled.group(1) or labelled.group(2)):
             return False  # public_key = "…", csrf-token=…, "credentialId": "…": the text says it is not secret
         if _PUBLIC_KEY_BEFORE.search(before) or _in_public_key_block(match.string, match.start()):
             return False  # an SSH or PGP public key is meant to be shared
