@@ -44,6 +44,7 @@ S = PrivacySanitizer()
         ("PASSWORD=Pa(ss12 in .env", "secret_assignment", "Pa(ss12"),  # a parenthesis, but no call
         ('OpenAI(api_key="sk-proj-Zq81fKd0Wm3nT5yV7bXc9LpR2sGh4Jk")', "api_token", "Zq81fKd0Wm3nT5yV7bXc9"),
         ('db_pw = "s3cr3t-pass"', "secret_assignment", "s3cr3t-pass"),
+        ("POSTGRES_PASSWORD: postgres", "secret_assignment", "postgres"),  # a word of the name, not the name
         ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         (
@@ -114,6 +115,7 @@ def test_a_private_key_block_is_masked_whole() -> None:
         'secret_key_base: String.duplicate("test_secret_key_base_", 4)',
         "password=getpass.getpass()",
         "self.password = password",
+        "api_key = apiKey",
         "token = Base.url_encode64(:crypto.strong_rand_bytes(32), padding: false)",
         'const firstPassHTML = container.querySelector("code").innerHTML',
         'TIMESTAMP="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',  # date's -u, not curl's

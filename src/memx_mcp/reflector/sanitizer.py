@@ -253,7 +253,10 @@ def _is_code(key: str, text: str, start: int) -> bool:
     if _CALL_OR_INDEX.match(text, start):
         return True
     name = _BARE_NAME.match(text, start)
-    return name is not None and bool(key) and set(_key_words(name.group(0))) <= set(_key_words(key))
+    if name is None or not key:
+        return False
+    named, keyed = _key_words(name.group(0)), _key_words(key)
+    return keyed[-len(named) :] == named  # password = password, api_key = apiKey (not PG_PASSWORD: postgres)
 
 
 def _is_version(match: re.Match[str]) -> bool:
