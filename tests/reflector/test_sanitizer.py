@@ -45,6 +45,7 @@ S = PrivacySanitizer()
         ('OpenAI(api_key="sk-proj-Zq81fKd0Wm3nT5yV7bXc9LpR2sGh4Jk")', "api_token", "Zq81fKd0Wm3nT5yV7bXc9"),
         ('db_pw = "s3cr3t-pass"', "secret_assignment", "s3cr3t-pass"),
         ("POSTGRES_PASSWORD: postgres", "secret_assignment", "postgres"),  # a word of the name, not the name
+        ("password: Truelove88", "secret_assignment", "Truelove88"),  # begins like a constant, is not one
         ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         (
@@ -116,6 +117,13 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "password=getpass.getpass()",
         "self.password = password",
         "api_key = apiKey",
+        "password = new_password",
+        "const token = await getToken();",
+        'let api_key = env::var("API_KEY")?;',
+        "password: String,",
+        "pub token: Option<String>,",
+        "auth: true",
+        "password: !vault |",  # an Ansible Vault blob follows, already encrypted
         "token = Base.url_encode64(:crypto.strong_rand_bytes(32), padding: false)",
         'const firstPassHTML = container.querySelector("code").innerHTML',
         'TIMESTAMP="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',  # date's -u, not curl's

@@ -181,7 +181,13 @@ _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION_BEFORE = re.compile(r"(?i)(?:\bversion|==|>=|<=|~=)\s*v?$")  # version 1.2.3.4, pkg==1.2.3.4
 _FROM_TO = re.compile(r"(?i)\bfrom\s+v?(\d+(?:\.\d+)+)\s+to\s+v?(\d+(?:\.\d+)+)")  # Bump x from A to B
-_CALL_OR_INDEX = re.compile(r"[A-Za-z_$][\w$.!?]*(?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\])")
+_CALL_OR_INDEX = re.compile(  # os.getenv("X"), await getToken(), env::var("X")?, :crypto.strong_rand_bytes(32)
+    r"(?:(?:await|new|yield|try|not)\s+)?[A-Za-z_$:][\w$.!?:]*(?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\])"
+)
+_TYPE_OR_CONSTANT = re.compile(  # password: String, token: Option<String>, auth: true, password: !vault |
+    r"(?:&'?\w*\s*)?(?:string|String|bytes|SecretStr|SecretString|number|Optional\[[^\]\n]*\]|Option<[^>\n]*>|"
+    r"Secret<[^>\n]*>|Vec<u8>|true|false|True|False|null|nil|None|undefined)(?![\w<\[])|![A-Za-z]\w*"
+)
 _BARE_NAME = re.compile(r"[A-Za-z_]+(?![\w.\-/+=])")
 _LABELLED_PUBLIC = re.compile(  # key: "…", "key" => ["…"], {"key", "…"}, <meta name="key" content="…">
     r"([\w.-]+)\\?[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\?[\"']?$"
@@ -247,16 +253,17 @@ def _is_identifier(value: str) -> bool:
 
 
 def _is_code(key: str, text: str, start: int) -> bool:
-    """The unquoted value at ``start`` is code that reads a secret, not one: a call or a subscript
-    (``os.getenv("TOKEN")``, ``System.fetch_env!("SECRET_KEY_BASE")``, ``request.form["password"]``) or the
-    variable of the same name (``self.password = password``, ``api_key = apiKey``)."""
-    if _CALL_OR_INDEX.match(text, start):
+    """The unquoted value at ``start`` is code, not a literal secret: a call or a subscript
+    (``os.getenv("TOKEN")``, ``System.fetch_env!("SECRET_KEY_BASE")``, ``request.form["password"]``), a
+    type or a constant (``password: String``, ``auth: true``), or a variable named like the key
+    (``self.password = password``, ``api_key = apiKey``, ``password = new_password``)."""
+    if _CALL_OR_INDEX.match(text, start) or _TYPE_OR_CONSTANT.match(text, start):
         return True
     name = _BARE_NAME.match(text, start)
     if name is None or not key:
         return False
     named, keyed = _key_words(name.group(0)), _key_words(key)
-    return keyed[-len(named) :] == named  # password = password, api_key = apiKey (not PG_PASSWORD: postgres)
+    return bool(named) and bool(keyed) and named[-1] == keyed[-1]  # not PG_PASSWORD: postgres
 
 
 def _is_version(match: re.Match[str]) -> bool:
