@@ -15,6 +15,10 @@ Reflector sees them (each step's text, tool input and result) and prints every m
 from benchmarks/data/sanitizer_real_labels.jsonl (keyed by session, step and a hash of the masked text, so
 the file holds no secret): the share of masks that hide something secret.
 
+It also reports Chinese and Japanese: secrets named in CJK phrasing (our sentences in
+benchmarks/data/secrets_cjk*.jsonl) and the real CJK prose of JSQuAD and CMRC 2018, which must come out
+byte-identical.
+
 The variants measure two alternatives to memx's rules without shipping them: masking placeholders that
 fill a provider's format (`ghp_xxxx…`, `SKxxxx…`), and leaving provider tokens and random-looking strings
 alone when they are fabricated (`dapi1234567890…`, `sk-ant-api03-abc123xyz-…`).
@@ -35,6 +39,7 @@ from memx_mcp.reflector.transcript import parse_transcript
 
 DATA = Path(__file__).parent / "data" / "secrets"
 SESSIONS = Path(__file__).parent / "data" / "transcripts"
+CJK = Path(__file__).parent / "data" / "cjk"
 REAL_LABELS = Path(__file__).parent / "data" / "sanitizer_real_labels.jsonl"
 TOKEN = re.compile(r"[A-Za-z0-9+/=_\-.]{8,}")
 
@@ -203,6 +208,29 @@ def real_sessions(s: PrivacySanitizer) -> None:
     )
 
 
+def cjk(s: PrivacySanitizer) -> None:
+    """Secrets named in Chinese and Japanese phrasing (our sentences), and real CJK prose that holds none
+    (every JSQuAD and CMRC 2018 paragraph and question)."""
+    for name in ("secrets_cjk.jsonl", "secrets_cjk_heldout.jsonl"):
+        found = {True: [0, 0], False: [0, 0]}
+        for r in rows(Path(__file__).parent / "data" / name):
+            out = s.mask(r["text"])
+            secret = r["secret"] is not None
+            found[secret][0] += (r["secret"] not in out) if secret else (out == r["text"])
+            found[secret][1] += 1
+        print(
+            f"CJK {name}: secrets masked {found[True][0]}/{found[True][1]}, "
+            f"sentences without one left identical {found[False][0]}/{found[False][1]}"
+        )
+    prose = []
+    for path in (CJK / "jsquad" / "valid-v1.3.json", CJK / "cmrc2018" / "cmrc2018_dev.json"):
+        for article in json.loads(path.read_text(encoding="utf-8"))["data"]:
+            for paragraph in article["paragraphs"]:
+                prose += [paragraph["context"], *(q["question"] for q in paragraph["qas"])]
+    same = sum(s.mask(text) == text for text in prose)
+    print(f"real CJK prose (JSQuAD, CMRC 2018) left byte-identical: {same}/{len(prose)} = {same / len(prose):.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show-misses", type=int, default=0)
@@ -269,6 +297,7 @@ def main() -> None:
         )
     print("targets: negatives ≥ 0.99 identical, gitleaks fp ≥ 0.90 identical")
     report_kinds(results, kinds)
+    cjk(s)
     if args.show_misses:
         for group, items in misses.items():
             for text in items[: args.show_misses]:

@@ -168,3 +168,41 @@ def test_addresses_beside_versions_or_each_other_are_still_masked() -> None:
         "traffic from [REDACTED:ip_address] to [REDACTED:ip_address]"
     )
     assert S.mask("ssh to 203.0.113.45, version 1.2.3") == "ssh to [REDACTED:ip_address], version 1.2.3"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("数据库密码是 Tr0ub4dor-and-3，别告诉别人", "Tr0ub4dor-and-3"),
+        ("测试环境的密码：hunter2pass", "hunter2pass"),
+        ("密码我设成了 s3cr3t-2026", "s3cr3t-2026"),
+        ("用 Tr0ub4dor3 这个密码登录服务器", "Tr0ub4dor3"),
+        ("账号 admin 密码 K8s-admin-77", "K8s-admin-77"),
+        ("パスワードは admin です", "admin"),  # the sentence says it is the password
+        ("DBのパスワードを Qx7vR2mLp9 に変更した", "Qx7vR2mLp9"),
+        ("Wi-Fiのパスワードは「Sakura2026!」", "Sakura2026!"),
+        ("Tr0ub4dor3 というパスワードでログインできた", "Tr0ub4dor3"),
+        ("联系我：手机号 13812345678", "13812345678"),
+        ("連絡先は 090-1234-5678 です", "090-1234-5678"),
+    ],
+)
+def test_secrets_named_in_chinese_or_japanese_are_masked(text: str, secret: str) -> None:
+    assert secret not in S.mask(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "密码错误，请重试",
+        "密码长度至少 8 位，需包含大小写字母和数字",
+        "密码用 bcrypt 哈希后存储",
+        "密码在 config.yaml 里，用 ${DB_PASSWORD} 读取",
+        "パスワードは SHA-256 でハッシュ化して保存する",
+        "シークレットは Vault に保存している",
+        "トークンは .env に書いた",
+        "郵便番号は 100-0001 です",
+        "英文：United States Secret Service，是美国的联邦执法机构",  # a CJK run is not a password
+    ],
+)
+def test_chinese_and_japanese_sentences_about_secrets_hold_none(text: str) -> None:
+    assert S.mask(text) == text

@@ -1,0 +1,185 @@
+"""What the PrivacySanitizer looks for (SPEC §4.5): one regex per kind of secret or personal datum, with
+the group that holds the value. Whether a match is a secret is decided in ``sanitizer.py``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    regex: re.Pattern[str]
+    group: int = 0  # which group holds the secret (0: the whole match)
+
+
+def pattern(name: str, regex: str, group: int = 0) -> Pattern:
+    return Pattern(name, re.compile(regex), group)
+
+
+_B = r"(?<![\w+/-])"  # start of a token
+_E = r"(?![\w+/=-])"  # end of a token
+_SECRET_WORD = (
+    r"(?:password|passwd|pwd|pw|pass|passphrase|secrete?|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|"
+    r"private[_-]?key|client[_-]?secret|credentials?|auth|key|login|access[_.-]?id)"
+)
+IPV4 = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}"
+_CJK_SECRET_WORD = (
+    r"密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据|授权码|パスワード|パスフレーズ|暗証番号|秘密鍵|秘密キー|トークン|"
+    r"シークレット|(?:API|api)[ \t]?(?:密钥|キー)"
+)
+_ZH_COPULA = r"(?:[我你他她们已经都也就]{0,3})(?:是|为|為|(?:改|设|设置|换|变|重置)(?:成|为)了?)"  # 密码我设成了 …
+JA_PARTICLE = r"は|が|を|[ \t]"  # パスワードは …, パスワード K8s-… (a value after a space alone)
+_CJK_VALUE = r"[「『\"'“‘`]?([!#-&(-~]{4,200}?)(?=[」』\"'”’`]|[.,;。，、；！？)]?(?:\s|$|[^\x00-\x7f]))"
+_OPERATOR = r"(?:::?:?=|\?=|:=|=>|!==?|===?|=|:|[\"'][ \t]*,)"
+
+# Provider tokens with a recognisable prefix (from the providers' documented formats).
+_PREFIXED = "|".join(
+    [
+        r"sk-ant-(?:api|admin|sid)\d{2}-[\w-]{20,}",
+        r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
+        r"gh[pousr]_[A-Za-z0-9]{36,255}",
+        r"github_pat_\w{22,255}",
+        r"gl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|oas|ft|runner|ffct)-[\w-]{20,}",
+        r"xox[baprso]-(?:\d{6,}-){1,3}[A-Za-z0-9-]{6,}",
+        r"xox[baprso]-(?:\d+-){2,3}[a-f0-9]{10,}",
+        r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{20,}",
+        r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]+",
+        r"xox[a-z]-\d-(?:\d+-){2,3}[a-f0-9]{10,}",
+        r"xoxe-\d{10,}-\d+-\d+-[a-f0-9]+",
+        r"sq0(?:atp|csp)-[\w-]{22,}",
+        r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",  # Stripe (pk_ keys are public by design)
+        r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",  # Discord bot tokens (base64 of a numeric id first)
+        r"[a-f0-9]{32}-us\d{1,2}",  # Mailchimp
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",  # 1Password
+        r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}",  # Sourcegraph
+        r"AIza[\w-]{35}",
+        r"ya29\.[\w-]{20,}",
+        r"sha256~[\w-]{43}",  # OpenShift user tokens
+        r"npm_[A-Za-z0-9]{36}",
+        r"hf_[A-Za-z]{34}",
+        r"api_org_[A-Za-z]{34}",
+        r"ntn_\w{40,}",
+        r"pplx-\w{40,}",
+        r"sntry[su]_[\w+/=]{30,}",
+        r"glc_[\w+/=]{30,}",
+        r"glsa_\w{32}_\w{8}",
+        r"hv[sb]\.[\w-]{20,}",
+        r"ops_eyJ[\w+/=]{30,}",
+        r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
+        r"ATATT3[\w=-]{30,}",
+        r"ABSK[A-Za-z0-9+/]{40,}=*",
+        r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[\w+/=]*",  # base64 of bedrock.amazonaws.com
+        r"FlyV1 fm\d_[\w+/=]{20,}",
+        r"fm\d_[\w+/=]{40,}",
+        r"fo1_[\w-]{20,}",
+        r"EAA[A-Za-z0-9]{30,}",
+        r"s-s4t2(?:ud|af)-[a-f0-9]{64}",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.\w{40,}",
+        r"do[opr]_v1_[a-f0-9]{64}",
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        r"SG\.[\w-]{22}\.[\w-]{43}",
+        r"key-[a-f0-9]{32}",
+        r"dapi[a-f0-9]{32}(?:-\d)?",
+        r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}",
+        r"lin_api_\w{40}",
+        r"PMAK-\w{24}-\w{34}",
+        r"HRKU-[\w-]{40,}",
+        r"CLOJARS_[a-z0-9]{60}",
+        r"rubygems_[a-f0-9]{48}",
+        r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        r"pnu_[A-Za-z0-9]{36}",
+        r"rdme_[a-z0-9]{70}",
+        r"dop_v1_[a-f0-9]{64}",
+        r"[\w~.]{3}\dQ~[\w~.-]{31,34}",  # Azure AD client secrets
+        r"AKC[A-Za-z0-9]{10,}",  # JFrog Artifactory API keys
+        r"AP[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}",  # JFrog Artifactory passwords (with a digit)
+        r"(?:AC|SK)[a-z0-9]{32}",  # Twilio account and API key SIDs
+        r"GR1348941[\w-]{20,}",  # GitLab runner registration tokens
+    ]
+)
+
+BUILTIN_PATTERNS: tuple[Pattern, ...] = (
+    pattern(
+        "private_key",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[ \t]*[\w-]+:[^\n]*\n)*[A-Za-z0-9+/=\s]{16,}?"
+        r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
+    pattern("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
+    pattern("api_token", _B + r"(?:" + _PREFIXED + r")" + _E),
+    pattern("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+"),
+    pattern("api_token", r"api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{64})\b", 1),
+    pattern("url_credentials", r"(?i)\b[a-z][a-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s@/\"'`]+)@", 1),
+    pattern(
+        "basic_auth",
+        r"(?:\s-u|--user)[ \t=]+(\"[^\"\n]*:[^\"\n]*\"|'[^'\n]*:[^'\n]*'|(?:\"[^\"]*\"|'[^']*'|[^\s:\"']*):"
+        r"(?:\"[^\"]*\"|'[^']*'|[^\s\"']+))",
+        1,
+    ),
+    pattern("bundler_credentials", r"\bBUNDLE_[A-Z0-9_]+__[A-Z]+[\"']?[ \t]*[:=][ \t]*[\"']?([^\s\"';&]+)", 1),
+    pattern(
+        "auth_header",
+        r"(?i)(?<![\w-])(?:authorization|proxy-authorization|x-api-key|x-auth-token|api-key|token)[\"']?\s*[:=]\s*[\"']?"
+        r"(?:(?:bearer|basic|token|api-token|digest|sso-key)\s+)?([^\s\"',;]{8,})",
+        1,
+    ),
+    pattern("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", 1),
+    pattern(
+        "secret_flag",
+        r"(?i)(?:^|\s)-{1,2}[\w-]*" + _SECRET_WORD + r"[\w-]*(?:[= ]|\s+)[\"']?([^\s\"'-][^\s\"']{5,})",
+        1,
+    ),
+    pattern(
+        "secret_assignment",
+        r"(?i)\b(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]*)[\"']?(?:\[\d*\])?[ \t]*(?:" + _OPERATOR + r"|\()[ \t]*@?"
+        r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|([^\s\"']{3,}[^\s\"',;)]))",
+        0,
+    ),
+    pattern(
+        "secret_assignment",
+        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*(?P<key>[\w.]*" + _SECRET_WORD + r"\w*)\b",
+        1,
+    ),
+    pattern(  # config syntax without an operator: password "…" (nginx, redis.conf, many DSLs)
+        "secret_assignment",
+        r"(?i)(?<![\w.-])(?P<key>password|passwd|passphrase|secrete?|requirepass|masterauth)[ \t]+\"([^\"\n]{4,200})\"",
+        2,
+    ),
+    pattern(
+        "secret_phrase",
+        r"(?i)\b(?:password|passwd|passphrase|pwd|secret|token|credentials?|api[ _-]?key)(?:\s+(?:is|was|of|for|to))?"
+        r"\s+[\"'`]?([^\s\"'`,;\u3000-\u9fff\uff00-\uffef]{6,})",
+        1,
+    ),
+    pattern(  # 密码：…, 密码是 …, パスワードは …, APIキー = …: Chinese and Japanese names of secrets
+        "secret_assignment",
+        r"(?P<key>"
+        + _CJK_SECRET_WORD
+        + r")[ \t]*(?P<op>[:：=＝]|"
+        + _ZH_COPULA
+        + "|"
+        + JA_PARTICLE
+        + r")[ \t]*"
+        + _CJK_VALUE,
+        3,
+    ),
+    pattern(  # 用 … 这个密码, … というパスワード: the value before the name
+        "secret_phrase",
+        r"(?<![!-~])([!#-&(-~]{4,200})[ \t]*(?:这个|这一个|的|という|っていう)[ \t]*(?:" + _CJK_SECRET_WORD + ")",
+        1,
+    ),
+    pattern(
+        "ip_address",
+        r"(?<![\w.-])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)" + IPV4 + r"(?![\w.]|\.\d)",
+    ),
+    pattern("email", r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
+    pattern("card_number", r"(?<![\w.\-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\w\-])"),
+    pattern("phone", r"(?<![\w.])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}(?![\w.])"),
+    pattern("phone", r"(?<![\w.\-])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-])"),
+    pattern("phone", r"(?<![\w.\-])0\d{1,4}-\d{1,4}-\d{4}(?![\w.\-])"),  # 090-1234-5678, 03-1234-5678, 010-…
+    pattern("phone", r"(?<![\w.\-+])1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}(?![\w.\-])"),  # mainland China mobile
+    pattern("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)([^/\\\s\"':]+)", 1),
+    pattern("high_entropy", r"(?<![\w+/.~=-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![\w+/=.~-])"),
+)
