@@ -191,10 +191,11 @@ def real_sessions(s: PrivacySanitizer) -> None:
     counts = {"secret": 0, "not secret": 0, "unlabelled": 0}
     for path in sorted(SESSIONS.glob("*-*-*-*-*.jsonl")):
         session = path.name[:8]
-        for step in parse_transcript(path.read_text(encoding="utf-8")).steps:
-            values = [step.text, step.result, *(v for v in step.tool_input.values() if isinstance(v, str))]
-            for text in filter(None, values):
-                for kind, literal, context in masked_spans(text, s.mask(text)):
+        transcript = parse_transcript(path.read_text(encoding="utf-8"))
+        learned = s.learning(transcript.text)  # as the Reflector does: a secret found once is masked everywhere
+        for step in transcript.steps:
+            for text in step.texts:
+                for kind, literal, context in masked_spans(text, learned.mask(text)):
                     digest = hashlib.sha256(literal.encode()).hexdigest()[:12]
                     label = labels.get((session, step.index, digest))
                     verdict = "unlabelled" if label is None else "secret" if label["secret"] else "not secret"

@@ -57,6 +57,17 @@ def test_a_secret_in_a_transcript_never_reaches_the_store(memory: Memory, settin
     assert leaked == []
 
 
+def test_a_password_seen_in_a_url_is_masked_where_a_bullet_repeats_it_bare(memory: Memory) -> None:
+    text = (
+        "User: psql postgres://admin:Qz8-horse-Battery@db/app fails with Error: password authentication failed\n"
+        "Assistant: fixed it by resetting the role to Qz8-horse-Battery again, works now."
+    )
+    result = reflect(memory, text, mode="rules", dry_run=True)
+    assert result.report.bullets
+    assert not any("Qz8-horse-Battery" in b.content for b in result.report.bullets)
+    assert any("[REDACTED:url_credentials]" in b.content for b in result.report.bullets)
+
+
 @pytest.mark.parametrize("bad", ["/etc/passwd", "/root/../etc/shadow"])
 def test_reflect_paths_outside_allowed_folders_are_refused(bad: str, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="home, working or temp"):

@@ -106,7 +106,7 @@ def reflect(
     transcript = parse_transcript(text)
     key = session_key or transcript_key(text, transcript.session_id, path)
     start = 0 if dry_run else memory.store.reflected_upto(key)
-    reflector, notes = make_reflector(memory, mode, text)
+    reflector, notes = make_reflector(memory, mode, transcript.text)  # learns from what bullets quote
     report = reflector.reflect(transcript, start, progress)
     report.notes.extend(notes)
     if transcript.skipped_lines:

@@ -158,6 +158,16 @@ def test_a_secret_seen_once_is_masked_everywhere_in_the_same_transcript() -> Non
     assert S.mask("later: Tr0ub4dor-and-3 had expired") == "later: Tr0ub4dor-and-3 had expired"  # S learns nothing
 
 
+def test_only_distinctive_secrets_are_masked_beyond_where_they_were_found() -> None:
+    text = "POSTGRES_PASSWORD=postgres\nrun psql -U postgres -h localhost"  # a word: masked where assigned
+    assert (
+        S.learning(text).mask(text)
+        == "POSTGRES_PASSWORD=[REDACTED:secret_assignment]\nrun psql -U postgres -h localhost"
+    )
+    text = "export DB_PASSWORD=Tr0ub4dor-and-3\nlater Tr0ub4dor-and-3x was set"
+    assert "Tr0ub4dor" not in S.learning(text).mask(text)
+
+
 def test_a_password_named_in_prose_is_masked_but_ordinary_words_are_not() -> None:
     assert "hunter2x99" not in S.mask("the password is hunter2x99 on staging")
     assert S.mask("the token expired, reset the password flow") == "the token expired, reset the password flow"

@@ -66,6 +66,8 @@ def test_anthropic_message_list_with_tool_blocks() -> None:
     t = parse_transcript(json.dumps(messages))
     tool = next(s for s in t.steps if s.role == "tool")
     assert (tool.command, tool.is_error, tool.result) == ("make deploy", True, "Error: no creds")
+    assert tool.texts == ["make deploy", "Error: no creds"]
+    assert t.text == "deploy it\nRunning the deploy.\nmake deploy\nError: no creds"  # what bullets can quote
 
 
 def test_openai_message_list_with_tool_calls_infers_errors_from_output() -> None:

@@ -197,6 +197,12 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
     return True
 
 
+def _distinctive(literal: str) -> bool:
+    """A secret worth masking wherever else it appears: a word such as ``postgres`` or ``changeit`` is masked
+    where it is assigned, not in ``psql -U postgres`` further on."""
+    return len(literal) >= 6 and (_password_like(literal) or (not literal.isalpha() and len(set(literal)) >= 5))
+
+
 def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
     if match.re.groups >= 5:  # the main form: key, operator, then a value in one of four quotings
         unquoted = match.group(5) is not None
@@ -263,7 +269,7 @@ class PrivacySanitizer:
         for found in self.patterns:
             text = found.regex.sub(lambda m, p=found: self._mask(m, p, counts, learn), text)  # type: ignore[misc]
         for literal in sorted(self.known, key=len, reverse=True):
-            if literal in text:
+            if literal in text:  # inside a longer token too: Tr0ub4dor-and-3x would show most of it
                 counts[self.known[literal]] = counts.get(self.known[literal], 0) + text.count(literal)
                 text = text.replace(literal, f"[REDACTED:{self.known[literal]}]")
         return text, counts
@@ -282,7 +288,7 @@ class PrivacySanitizer:
         counts[pattern.name] = counts.get(pattern.name, 0) + 1
         if learn is not None and pattern.name not in ("home_user", "ip_address"):
             for literal in {value, *value.strip("\"'").split(":")}:
-                if len(literal) >= 6:
+                if _distinctive(literal):
                     learn[literal] = pattern.name
         placeholder = f"[REDACTED:{pattern.name}]"
         if group == 0:

@@ -40,6 +40,12 @@ class Step:
     timestamp: datetime | None = None
 
     @property
+    def texts(self) -> list[str]:
+        """Every text of the step that a bullet can quote: its own text, its string inputs, its result."""
+        inputs = [v for v in self.tool_input.values() if isinstance(v, str)]
+        return [t for t in (self.text, *inputs, self.result) if t]
+
+    @property
     def command(self) -> str:
         """The shell command of a Bash-like call, else its main target (a file path, a pattern)."""
         for key in ("command", "cmd", "file_path", "path", "pattern", "url"):
@@ -60,6 +66,11 @@ class Transcript:
     @property
     def turns(self) -> int:
         return max((s.turn for s in self.steps), default=0)
+
+    @property
+    def text(self) -> str:
+        """All the texts of all the steps (JSON escapes undone), one per line."""
+        return "\n".join(t for s in self.steps for t in s.texts)
 
 
 def _ts(value: Any) -> datetime | None:
