@@ -9,11 +9,20 @@ characters); a line with no such token must at least change. Negatives: `negativ
 
     python benchmarks/sanitizer.py [--show-misses N] [--variant mask-placeholders|leave-fabricated]
     python benchmarks/sanitizer.py --transcripts
+    python benchmarks/sanitizer.py --code [--show N]
+    python benchmarks/sanitizer.py --words
 
 `--transcripts` masks the texts of the five real Claude Code sessions (benchmarks/data/transcripts) as the
 Reflector sees them (each step's text, tool input and result) and prints every mask with its hand label
 from benchmarks/data/sanitizer_real_labels.jsonl (keyed by session, step and a hash of the masked text, so
 the file holds no secret): the share of masks that hide something secret.
+
+`--code` masks every line of the Python source of installed dependencies, where few real secrets are
+to be expected, and counts the masks by kind (most are false alarms, some are credentials in
+documentation examples): the rules were tuned looking at the first set of packages, not at the second.
+
+`--words` counts the random strings (three alphabets, lengths 20 to 100, seeded) that the sanitizer takes
+for a name written in words, which it leaves alone (``BetaCodeExecutionTool20250825Param``).
 
 It also reports Chinese and Japanese: secrets named in CJK phrasing (our sentences in
 benchmarks/data/secrets_cjk*.jsonl) and the real CJK prose of JSQuAD and CMRC 2018, which must come out
@@ -29,12 +38,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import re
+import string
+import sysconfig
 import tomllib
+from collections import Counter
+from importlib import metadata
 from pathlib import Path
 
 from memx_mcp.reflector import sanitizer as memx_sanitizer
 from memx_mcp.reflector.sanitizer import PrivacySanitizer, looks_placeholder
+from memx_mcp.reflector.shapes import made_of_words
 from memx_mcp.reflector.transcript import parse_transcript
 
 DATA = Path(__file__).parent / "data" / "secrets"
@@ -232,15 +247,73 @@ def cjk(s: PrivacySanitizer) -> None:
     print(f"real CJK prose (JSQuAD, CMRC 2018) left byte-identical: {same}/{len(prose)} = {same / len(prose):.4f}")
 
 
+CODE_SETS = {
+    "tuned on": ("httpx", "pydantic", "anyio", "click", "mcp", "starlette", "uvicorn", "anthropic"),
+    "held out": (
+        "requests", "huggingface_hub", "jwt", "cryptography", "jsonschema", "pip",
+        "setuptools", "selenium", "_pytest", "fsspec", "lancedb", "numpy",
+    ),
+}  # fmt: skip
+DISTRIBUTIONS = {"jwt": "PyJWT", "_pytest": "pytest", "huggingface_hub": "huggingface-hub"}
+
+
+def library_code(s: PrivacySanitizer, show: int) -> None:
+    site = Path(sysconfig.get_paths()["purelib"])
+    for label, packages in CODE_SETS.items():
+        versions = []
+        for package in packages:
+            try:
+                versions.append(f"{package} {metadata.version(DISTRIBUTIONS.get(package, package))}")
+            except metadata.PackageNotFoundError:
+                versions.append(f"{package} (not installed)")
+        kinds: Counter[str] = Counter()
+        examples: list[str] = []
+        lines = 0
+        for package in packages:
+            for path in sorted((site / package).rglob("*.py")):
+                for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                    lines += 1
+                    masked, counts = s.sanitize(line)
+                    if counts:
+                        kinds.update(counts)
+                        examples.append(f"{path.relative_to(site)}: {masked.strip()[:160]}")
+        print(f"{label}: {', '.join(versions)}")
+        print(f"  {lines} lines, {sum(kinds.values())} masks: {dict(kinds.most_common())}")
+        for line in random.Random(0).sample(examples, min(show, len(examples))):
+            print(f"    {line}")
+
+
+def random_words() -> None:
+    rng = random.Random(11)
+    base62 = string.ascii_letters + string.digits
+    judged, total = 0, 0
+    for alphabet in (base62, base62 + "+/", base62 + "_-"):
+        for length in (20, 24, 32, 40, 48, 64, 100):
+            for _ in range(12500):
+                token = "".join(rng.choice(alphabet) for _ in range(length))
+                judged += made_of_words(token)
+                total += 1
+    print(f"random strings taken for names made of words: {judged}/{total}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show-misses", type=int, default=0)
     parser.add_argument("--variant", choices=("mask-placeholders", "leave-fabricated"))
     parser.add_argument("--transcripts", action="store_true")
+    parser.add_argument("--code", action="store_true")
+    parser.add_argument("--words", action="store_true")
+    parser.add_argument("--show", type=int, default=0, help="with --code: this many masked lines, at random")
     args = parser.parse_args()
     use_variant(args.variant)
     if args.transcripts:
         real_sessions(PrivacySanitizer())
+        return
+    if args.code:
+        library_code(PrivacySanitizer(), args.show)
+        return
+    if args.words:
+        random_words()
         return
     if args.variant:
         print(f"variant: {args.variant} (not what memx ships)")

@@ -46,6 +46,8 @@ S = PrivacySanitizer()
         ('db_pw = "s3cr3t-pass"', "secret_assignment", "s3cr3t-pass"),
         ("POSTGRES_PASSWORD: postgres", "secret_assignment", "postgres"),  # a word of the name, not the name
         ("password: Truelove88", "secret_assignment", "Truelove88"),  # begins like a constant, is not one
+        ("spring.datasource.password=Secr3tPass", "secret_assignment", "Secr3tPass"),  # a properties file
+        ('connect(password="Secr3tPass")', "secret_assignment", "Secr3tPass"),  # quoted: a literal in code too
         ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         (
@@ -124,6 +126,23 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "pub token: Option<String>,",
         "auth: true",
         "password: !vault |",  # an Ansible Vault blob follows, already encrypted
+        # seen in library code: annotations, arguments, constants and names that speak of secrets
+        "auth: AuthTypes | None = None,",
+        "token: EventLoopToken | None = None,",
+        "token_expiry_time: float | None = None",
+        'if self._client.token_endpoint_auth_method == "client_secret_basic":',
+        'TOKEN_ENDPOINT = "/v1/oauth/token"',
+        "self.regenerate_signing_secret = to_raw_response_wrapper(",
+        "token = await token",
+        "item_credential = sessions_token or environment_key",
+        'AUTH_TYPE_USER_OAUTH = "user_oauth"',
+        'status: Literal["failed_auth", "failed_content", "success"]',
+        'return _copy(client, auth_token=environment_key, helper="runner")',
+        "self.access_token = auth_info",
+        "class BetaCodeExecutionTool20250825Param(TypedDict, total=False):",
+        "e.g. `host` in `https://user:pass@host:port/path?query#fragment`",
+        "as defined in RFC 6749 Section 4.1.2.1",
+        '"memory_total_bytes": 15032385536,',
         "token = Base.url_encode64(:crypto.strong_rand_bytes(32), padding: false)",
         'const firstPassHTML = container.querySelector("code").innerHTML',
         'TIMESTAMP="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',  # date's -u, not curl's

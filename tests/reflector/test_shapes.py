@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import math
+import random
+import string
 
 import pytest
 
-from memx_mcp.reflector.shapes import entropy, looks_placeholder, luhn_ok, random_looking
+from memx_mcp.reflector.shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 
 
 def test_entropy_is_bits_per_character() -> None:
@@ -59,3 +61,20 @@ def test_generated_key_material_looks_random(value: str) -> None:
 )
 def test_identifiers_and_hex_hashes_do_not_look_random(value: str) -> None:
     assert not random_looking(value)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["BetaCodeExecutionTool20250825Param", "sentence-transformers/all-MiniLM-L6-v2", "getPagesInConfluenceSpace",
+     "TestDataWithCommentsF77", "_ArrayLikeComplex128_co"],
+)  # fmt: skip
+def test_names_written_in_words_are_not_key_material(name: str) -> None:
+    assert made_of_words(name)
+    assert not random_looking(name)
+
+
+def test_random_strings_are_not_taken_for_words() -> None:
+    rng = random.Random(3)
+    alphabet = string.ascii_letters + string.digits + "_-"
+    tokens = ["".join(rng.choice(alphabet) for _ in range(rng.randint(20, 64))) for _ in range(3000)]
+    assert [t for t in tokens if made_of_words(t)] == []

@@ -179,7 +179,12 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     pattern("phone", r"(?<![\w.])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}(?![\w.])"),
     pattern("phone", r"(?<![\w.\-])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-])"),
     pattern("phone", r"(?<![\w.\-])0\d{1,4}-\d{1,4}-\d{4}(?![\w.\-])"),  # 090-1234-5678, 03-1234-5678, 010-…
-    pattern("phone", r"(?<![\w.\-+])1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}(?![\w.\-])"),  # mainland China mobile
+    pattern("phone", r"(?<![\w.\-+])1[3-9]\d[ \-]\d{4}[ \-]\d{4}(?![\w.\-])"),  # mainland China mobile: 138-1234-5678
+    pattern(  # 13812345678 bare only beside a word for phone: alone it is as likely a byte count (15032385536)
+        "phone",
+        r"(?i)(?:手机|电话|联系|致电|携帯|電話|tel|phone|mobile|cell)[^\d\n]{0,8}(?<![\w.\-+])(1[3-9]\d{9})(?![\w.\-])",
+        1,
+    ),
     pattern("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)([^/\\\s\"':]+)", 1),
     pattern("high_entropy", r"(?<![\w+/.~=-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![\w+/=.~-])"),
 )

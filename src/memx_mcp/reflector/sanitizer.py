@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from .patterns import BUILTIN_PATTERNS, IPV4, JA_PARTICLE, Pattern, pattern
-from .shapes import entropy, looks_placeholder, luhn_ok, random_looking
+from .shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 
 __all__ = ["BUILTIN_PATTERNS", "Pattern", "PrivacySanitizer"]
 
@@ -20,6 +20,14 @@ _NOT_EMAIL_LOCALS = frozenset({"git", "noreply"})
 _NOT_SECRET_KEY = re.compile(
     r"(?i)public|csrf|authenticity|_?(?:url|uri|length|len|name|file|path|type|field|env|header|size|signature)$"
     r"|(?<!access)(?<!access[_.-])_?id$"
+)
+_EXAMPLE_PASSWORDS = frozenset("pass password passwd pwd pw secret foo bar baz test".split())  # user:pass@host
+_NOT_SECRET_HEAD = frozenset(  # the last word of a key names what it holds
+    "method methods seconds secs ms count counts lifetime expiry expires expiration endpoint endpoints provider "
+    "providers policy mode strategy scheme schemes format style version timeout ttl limit limits kind class "
+    "handler handlers manager factory store cache service config settings options params label prompt hint "
+    "help message error errors regex pattern validator rule rules flow grant scope scopes audience issuer "
+    "usage index prefix suffix algorithm enabled required time at date func callback hook".split()
 )
 _STRONG_WORDS = frozenset(
     "password passwd pwd pw pass passphrase secret secrete token apikey credentials credential auth login "
@@ -31,15 +39,24 @@ _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _MASKED_AFTER = re.compile(r"(?i)#{4}|\*{4}|\.{2,}\s*[\[<(]redacted")  # xoxp-1-2-3-####: the rest shown masked
 _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_VERSION_BEFORE = re.compile(r"(?i)(?:\bversion|==|>=|<=|~=)\s*v?$")  # version 1.2.3.4, pkg==1.2.3.4
+_VERSION_BEFORE = re.compile(  # version 1.2.3.4, pkg==1.2.3.4, RFC 6749 Section 4.1.2.1
+    r"(?i)(?:\bversion|==|>=|<=|~=|\bsection|\bsec\.|§|\bchapter|\bclause|\bstep)\s*v?$"
+)
 _FROM_TO = re.compile(r"(?i)\bfrom\s+v?(\d+(?:\.\d+)+)\s+to\s+v?(\d+(?:\.\d+)+)")  # Bump x from A to B
 _CALL_OR_INDEX = re.compile(  # os.getenv("X"), await getToken(), env::var("X")?, :crypto.strong_rand_bytes(32)
-    r"(?:(?:await|new|yield|try|not)\s+)?[A-Za-z_$:][\w$.!?:]*(?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\])"
+    r"(?:(?:await|new|yield|try|not)\s+)?[A-Za-z_$:][\w$.!?:]*(?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\[\]\n]*\]"
+    r"|[(\[][ \t]*$)"  # a call or subscript that goes on over the next lines
+    r"|(?:await|yield|not)\s+[A-Za-z_][\w.]*|[(\[{]"  # await token, (a, b), [x], {…}
+)
+_OPERATOR_AFTER = re.compile(
+    r"[A-Za-z_][\w.]*[ \t]+(?:or|and|if|else|\|\||&&|\?\?)\b|[A-Za-z_][\w.]*[ \t]*(?:\|\||&&|\?\?)"
 )
 _TYPE_OR_CONSTANT = re.compile(  # password: String, token: Option<String>, auth: true, password: !vault |
     r"(?:&'?\w*\s*)?(?:string|String|bytes|SecretStr|SecretString|number|Optional\[[^\]\n]*\]|Option<[^>\n]*>|"
-    r"Secret<[^>\n]*>|Vec<u8>|true|false|True|False|null|nil|None|undefined)(?![\w<\[])|![A-Za-z]\w*"
+    r"Secret<[^>\n]*>|Vec<u8>|true|false|True|False|null|nil|None|undefined|object|float|bool|dict|list|tuple|"
+    r"return|lambda|function|async)(?![\w<\[])|![A-Za-z]\w*"
 )
+_ANNOTATION = re.compile(r"([A-Z][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?[ \t]*(?:\||=|,|\)|$)", re.M)  # auth: AuthTypes | None
 _BARE_NAME = re.compile(r"[A-Za-z_]+(?![\w.\-/+=])")
 _LABELLED_PUBLIC = re.compile(  # key: "…", "key" => ["…"], {"key", "…"}, <meta name="key" content="…">
     r"([\w.-]+)\\?[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\?[\"']?$"
@@ -74,6 +91,10 @@ def _assignment_is_secret(key: str, value: str) -> bool:
     if random_looking(key):
         return False  # "toolu_01DD7PwKMij…","name": an id with "Pw" in it is no key name
     last = words[-1]
+    if last in _NOT_SECRET_HEAD:
+        return False  # token_endpoint_auth_method, token_lifetime_seconds: about a secret, not one
+    if re.fullmatch(r"/[\w/.{}:-]*", value):
+        return False  # TOKEN_ENDPOINT = "/v1/oauth/token": a URL path
     if any(w in _STRONG_WORDS or w.endswith(_STRONG_SUFFIXES) for w in words):
         return True
     if last == "key" and len(words) > 1 and words[-2] in _KEY_QUALIFIERS:
@@ -109,11 +130,17 @@ def _is_code(key: str, text: str, start: int) -> bool:
     (``os.getenv("TOKEN")``, ``System.fetch_env!("SECRET_KEY_BASE")``, ``request.form["password"]``), a
     type or a constant (``password: String``, ``auth: true``), or a variable named like the key
     (``self.password = password``, ``api_key = apiKey``, ``password = new_password``)."""
-    if _CALL_OR_INDEX.match(text, start) or _TYPE_OR_CONSTANT.match(text, start):
+    if _CALL_OR_INDEX.match(text, start) or _TYPE_OR_CONSTANT.match(text, start) or _OPERATOR_AFTER.match(text, start):
         return True
+    annotation = _ANNOTATION.match(text, start)
+    if annotation and made_of_words(annotation.group(1)) and not re.search(r"\d", annotation.group(1)):
+        return True  # token: EventLoopToken | None = None: a type named in words
     name = _BARE_NAME.match(text, start)
     if name is None or not key:
         return False
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    if line.count("(") + line.count("{") > line.count(")") + line.count("}") or re.match(r"\s*(?:self|this)\.", line):
+        return True  # f(auth_token=environment_key), self.access_token = auth_info: a variable
     named, keyed = _key_words(name.group(0)), _key_words(key)
     return bool(named) and bool(keyed) and named[-1] == keyed[-1]  # not PG_PASSWORD: postgres
 
@@ -191,7 +218,10 @@ def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
     if name == "basic_auth":
         return _basic_auth_is_secret(value)
     if name == "auth_header":
-        return not _is_identifier(value) and "://" not in value and not _is_code("", match.string, match.start(1))
+        core = value.rstrip("})],")  # {"x-api-key": self.api_key}
+        return not _is_identifier(core) and "://" not in core and not _is_code("", match.string, match.start(1))
+    if name == "url_credentials":
+        return value.rpartition(":")[2].lower() not in _EXAMPLE_PASSWORDS
     if name == "high_entropy":
         return _high_entropy_is_secret(match, value)
     return True
@@ -212,8 +242,12 @@ def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
             return False  # KEY=`etcdctl get /secret`: a command substitution, not a literal
         if unquoted and _is_code(match.group("key"), match.string, match.start(5)):
             return False
-        if unquoted and "," in match.string[match.end("key") : match.start(5)]:
-            return False  # get("/x/:token", ReviewController, …): in a list a literal is quoted
+        value_start = next(match.start(i) for i in range(2, 6) if match.group(i) is not None)
+        listed = "," in match.string[match.end("key") : value_start]
+        if listed and (unquoted or made_of_words(value)):
+            return False  # get("/x/:token", ReviewController), Literal["failed_auth", "failed_content"]
+    if re.fullmatch(r"[a-z]+(?:_[a-z]+)+", value) and set(value.split("_")) <= set(_key_words(match.group("key"))):
+        return False  # AUTH_TYPE_USER_OAUTH = "user_oauth": a constant spelling its own name
     return _assignment_is_secret(match.group("key"), value)
 
 

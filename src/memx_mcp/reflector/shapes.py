@@ -4,9 +4,12 @@ against the context (the key name, the provider prefix, a URL)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import re
 from collections import Counter
+from importlib import resources
 from itertools import pairwise
 
 _PLACEHOLDER = re.compile(
@@ -82,4 +85,42 @@ def random_looking(token: str) -> bool:
         return False
     classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o" for c in core]
     changes = sum(a != b for a, b in pairwise(classes)) / max(1, len(core) - 1)
-    return changes >= 0.3 and entropy(core) >= 3.5
+    return changes >= 0.3 and entropy(core) >= 3.5 and not made_of_words(core)
+
+
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@functools.cache
+def _wordpieces() -> tuple[frozenset[str], frozenset[str]]:
+    """English words and word endings: the WordPiece vocabulary of the embedding model memx ships
+    (all-MiniLM-L6-v2, Apache-2.0), read once from its tokenizer file."""
+    path = resources.files("memx_mcp") / "store" / "minilm" / "tokenizer.json"
+    vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
+    words = frozenset(w for w in vocab if w.isascii() and w.isalpha())
+    endings = frozenset(w[2:] for w in vocab if w.startswith("##") and w[2:].isascii() and w[2:].isalpha())
+    return words, endings
+
+
+def _pieces(word: str) -> int:
+    """How many WordPiece pieces spell ``word`` (longest match first); a large number if none do."""
+    words, endings = _wordpieces()
+    word, count, i = word.lower(), 0, 0
+    while i < len(word):
+        known = words if count == 0 else endings
+        end = next((j for j in range(len(word), i, -1) if word[i:j] in known), 0)
+        if not end:
+            return len(word) + 1
+        count, i = count + 1, end
+    return count
+
+
+@functools.lru_cache(maxsize=4096)
+def made_of_words(token: str) -> bool:
+    """A name written in words: half its letters or more lie in CamelCase or snake_case parts of four or
+    more letters that English WordPieces spell in few pieces (``BetaCodeExecutionTool20250825Param``,
+    ``all-MiniLM-L6-v2``). Random key material almost never does: ``benchmarks/sanitizer.py --words``."""
+    parts = _CAMEL_PARTS.findall(token)
+    letters = sum(len(p) for p in parts if p.isalpha())
+    wordy = sum(len(p) for p in parts if p.isalpha() and len(p) >= 4 and _pieces(p) <= max(1, len(p) / 3.5))
+    return letters > 0 and wordy >= 0.5 * letters
