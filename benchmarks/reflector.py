@@ -36,17 +36,18 @@ def rules_mode() -> None:
         (r["session"], r["step"], r["rule"]): r["label"]
         for r in map(json.loads, (DATA / "reflector_labels.jsonl").open())
     }
-    reflector = Reflector(PrivacySanitizer(), "rules")
+    sanitizer = PrivacySanitizer()
     scores: list[float] = []
     judged: list[int] = []
     unlabelled = []
     print("## Rules mode")
-    print("| session | lines | steps | candidates | bullets | seconds (parse + reflect) |")
+    print("| session | lines | steps | candidates | bullets | seconds (parse + learn secrets + reflect) |")
     print("|---|---|---|---|---|---|")
     for path in SESSIONS:
         text = path.read_text(encoding="utf-8")
         start = time.perf_counter()
-        report = reflector.reflect(parse_transcript(text))
+        transcript = parse_transcript(text)  # as memx_mcp.reflect does: the sanitizer learns the session first
+        report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
         seconds = time.perf_counter() - start
         print(
             f"| {path.name[:8]} | {text.count(chr(10))} | {report.steps} | {report.candidates} | "
