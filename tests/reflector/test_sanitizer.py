@@ -48,6 +48,8 @@ S = PrivacySanitizer()
         ("password: Truelove88", "secret_assignment", "Truelove88"),  # begins like a constant, is not one
         ("spring.datasource.password=Secr3tPass", "secret_assignment", "Secr3tPass"),  # a properties file
         ('connect(password="Secr3tPass")', "secret_assignment", "Secr3tPass"),  # quoted: a literal in code too
+        ("export DB_PASSWORD=Secr3tPass || exit 1", "secret_assignment", "Secr3tPass"),  # shell: || after a literal
+        ("environment: {POSTGRES_PASSWORD: hunter}", "secret_assignment", "hunter"),  # a YAML flow mapping
         ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         (

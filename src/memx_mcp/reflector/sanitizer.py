@@ -48,9 +48,7 @@ _CALL_OR_INDEX = re.compile(  # os.getenv("X"), await getToken(), env::var("X")?
     r"|[(\[][ \t]*$)"  # a call or subscript that goes on over the next lines
     r"|(?:await|yield|not)\s+[A-Za-z_][\w.]*|[(\[{]"  # await token, (a, b), [x], {…}
 )
-_OPERATOR_AFTER = re.compile(
-    r"[A-Za-z_][\w.]*[ \t]+(?:or|and|if|else|\|\||&&|\?\?)\b|[A-Za-z_][\w.]*[ \t]*(?:\|\||&&|\?\?)"
-)
+_OPERATOR_AFTER = re.compile(r"[A-Za-z_][\w.]*(?:[ \t]+(?:or|and|if|else)\b|[ \t]*\?\?)")  # a or b (not shell's ||)
 _TYPE_OR_CONSTANT = re.compile(  # password: String, token: Option<String>, auth: true, password: !vault |
     r"(?:&'?\w*\s*)?(?:string|String|bytes|SecretStr|SecretString|number|Optional\[[^\]\n]*\]|Option<[^>\n]*>|"
     r"Secret<[^>\n]*>|Vec<u8>|true|false|True|False|null|nil|None|undefined|object|float|bool|dict|list|tuple|"
@@ -139,7 +137,7 @@ def _is_code(key: str, text: str, start: int) -> bool:
     if name is None or not key:
         return False
     line = text[text.rfind("\n", 0, start) + 1 : start]
-    if line.count("(") + line.count("{") > line.count(")") + line.count("}") or re.match(r"\s*(?:self|this)\.", line):
+    if line.count("(") > line.count(")") or re.match(r"\s*(?:self|this)\.", line):
         return True  # f(auth_token=environment_key), self.access_token = auth_info: a variable
     named, keyed = _key_words(name.group(0)), _key_words(key)
     return bool(named) and bool(keyed) and named[-1] == keyed[-1]  # not PG_PASSWORD: postgres
