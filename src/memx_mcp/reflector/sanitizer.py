@@ -186,8 +186,8 @@ def _is_version(match: re.Match[str]) -> bool:
     return False
 
 
-def _is_secret(pattern: Pattern, value: str, match: re.Match[str]) -> bool:
-    name = pattern.name
+def _is_secret(found: Pattern, value: str, match: re.Match[str]) -> bool:
+    name = found.name
     if name in ("private_key", "slack_webhook", "home_user", "email"):
         if name == "home_user":
             return value.lower() not in _NOT_USERS and not value.startswith("[REDACTED")
@@ -310,19 +310,19 @@ class PrivacySanitizer:
         return self.sanitize(text)[0]
 
     @staticmethod
-    def _mask(match: re.Match[str], pattern: Pattern, counts: dict[str, int], learn: dict[str, str] | None) -> str:
-        group = pattern.group
-        if pattern.name == "secret_assignment" and group == 0:  # the value is whichever quoting matched
+    def _mask(match: re.Match[str], found: Pattern, counts: dict[str, int], learn: dict[str, str] | None) -> str:
+        group = found.group
+        if found.name == "secret_assignment" and group == 0:  # the value is whichever quoting matched
             group = next(i for i in range(2, 6) if match.group(i) is not None)
         value = match.group(group)
-        if value is None or not _is_secret(pattern, value, match):
+        if value is None or not _is_secret(found, value, match):
             return match.group(0)
-        counts[pattern.name] = counts.get(pattern.name, 0) + 1
-        if learn is not None and pattern.name not in ("home_user", "ip_address"):
+        counts[found.name] = counts.get(found.name, 0) + 1
+        if learn is not None and found.name not in ("home_user", "ip_address"):
             for literal in {value, *value.strip("\"'").split(":")}:
                 if _distinctive(literal):
-                    learn[literal] = pattern.name
-        placeholder = f"[REDACTED:{pattern.name}]"
+                    learn[literal] = found.name
+        placeholder = f"[REDACTED:{found.name}]"
         if group == 0:
             return placeholder
         start, end = match.span(group)
