@@ -1,6 +1,6 @@
-"""What a value looks like, for the PrivacySanitizer: random key material, a placeholder, a value typed by
-hand into a key's shape, a card number. Pure functions of the value alone; the sanitizer weighs them
-against the context (the key name, the provider prefix, a URL)."""
+"""What a value looks like, for the PrivacySanitizer: random key material, a placeholder, a name written in
+words, a card number. Pure functions of the value alone; the sanitizer weighs them against the context
+(the key name, the provider prefix, a URL)."""
 
 from __future__ import annotations
 
