@@ -13,7 +13,8 @@ characters); a line with no such token must at least change. Negatives: `negativ
     python benchmarks/sanitizer.py --words
 
 `--transcripts` masks the texts of the five real Claude Code sessions (benchmarks/data/transcripts) as the
-Reflector sees them (each step's text, tool input and result) and prints every mask with its hand label
+Reflector sees them (each step's text, tool input and result, with the secrets learned from the whole
+session) and prints every mask with its hand label
 from benchmarks/data/sanitizer_real_labels.jsonl (keyed by session, step and a hash of the masked text, so
 the file holds no secret): the share of masks that hide something secret.
 
@@ -48,8 +49,8 @@ from importlib import metadata
 from pathlib import Path
 
 from memx_mcp.reflector import sanitizer as memx_sanitizer
-from memx_mcp.reflector.sanitizer import PrivacySanitizer, looks_placeholder
-from memx_mcp.reflector.shapes import made_of_words
+from memx_mcp.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.reflector.shapes import looks_placeholder, made_of_words
 from memx_mcp.reflector.transcript import parse_transcript
 
 DATA = Path(__file__).parent / "data" / "secrets"
