@@ -178,3 +178,20 @@ def test_conflicts_resolve_gc_restore_list_export_and_import(tmp_path: Path) -> 
     assert as_json(memx(fresh, "import", str(export), "--json"))["skipped_existing"] == 2
     bad = memx(d, "conflicts", "resolve", "c_nope", "--keep", "a")
     assert bad.returncode == 1 and "no conflict" in bad.stderr
+
+
+def test_your_own_patterns_are_masked_by_sanitize_and_before_storing(tmp_path: Path) -> None:
+    d = tmp_path / "home"
+    mine = {"MEMX_SECRET_PATTERNS": "ticket=ACME-\\d{4}"}
+    masked = subprocess.run(
+        [*script("memx"), "--home", str(d), "sanitize"],
+        input="see ACME-1234\n",
+        capture_output=True,
+        text=True,
+        env=env_for(d, **mine),
+    )
+    assert masked.stdout == "see [REDACTED:ticket]\n"
+    stored = as_json(memx(d, "remember", "Escalate ACME-4821 outages to the on-call SRE first", "--json", **mine))
+    assert "ACME-4821" not in json.dumps(stored) and "[REDACTED:ticket]" in stored["bullet"]["content"]
+    bad = memx(d, "sanitize", MEMX_SECRET_PATTERNS="ticket=ACME-(\\d{4}")
+    assert bad.returncode != 0 and "secret_patterns: ticket" in bad.stderr

@@ -54,3 +54,12 @@ def test_the_readme_configuration_table_is_the_generated_one() -> None:
     assert reference_markdown() in readme, "regenerate it: python -m memx_mcp.config"
     documented = set(re.findall(r"`(MEMX_[A-Z_]+)`", readme))
     assert {name for name, _, _ in settings_reference()} <= documented
+
+
+def test_your_own_secret_patterns_are_read_and_checked(tmp_path: Path) -> None:
+    s = load_settings(home=tmp_path, secret_patterns="ticket=ACME-\\d{4};;employee = EMP\\d{6}\n")
+    assert s.user_patterns == (("ticket", "ACME-\\d{4}"), ("employee", "EMP\\d{6}"))
+    with pytest.raises(InvalidInputError, match="secret_patterns: ticket: missing"):
+        load_settings(home=tmp_path, secret_patterns="ticket=ACME-(\\d{4}")
+    with pytest.raises(InvalidInputError, match="is not name=regex"):
+        load_settings(home=tmp_path, secret_patterns="ACME-\\d{4}")

@@ -214,10 +214,10 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> None:
         )
 
 
-def _sanitize(args: argparse.Namespace) -> int:
+def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
     from .reflector.sanitizer import PrivacySanitizer
 
-    sanitizer = PrivacySanitizer()
+    sanitizer = PrivacySanitizer(settings.user_patterns)
     if args.json:
         text, counts = sanitizer.sanitize(sys.stdin.read())
         sys.stdout.write(json.dumps({"text": text, "masked": counts}, ensure_ascii=False) + "\n")
@@ -285,10 +285,10 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "sanitize":
-        return _sanitize(args)
     try:
         settings = load_settings(home=args.home)
+        if args.command == "sanitize":
+            return _sanitize(args, settings)
         if args.command == "hook":
             from .hooks import claude_code
 

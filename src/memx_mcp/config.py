@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -108,6 +109,13 @@ class Settings:
         metadata={"doc": "how long a call waits for the model to load before going keyword-only"},
     )
     log_level: str = field(default="WARNING", metadata={"doc": "stderr log level"})
+    secret_patterns: str = field(
+        default="",
+        metadata={
+            "doc": "your own things to mask before storing: `name=regex` entries, one per line or separated by "
+            "`;;` (`ticket=ACME-\\d{4}` masks `ACME-1234` as `[REDACTED:ticket]`)"
+        },
+    )
 
     def __post_init__(self) -> None:
         if self.reflector_mode not in REFLECTOR_MODES or self.hook_reflector_mode not in REFLECTOR_MODES:
@@ -120,6 +128,24 @@ class Settings:
             )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
+        self.user_patterns  # noqa: B018 - a bad pattern is a clear error at start, not at the first write
+
+    @property
+    def user_patterns(self) -> tuple[tuple[str, str], ...]:
+        """``secret_patterns`` as (name, regex) pairs, each regex checked."""
+        pairs = []
+        for entry in re.split(r"\n|;;", self.secret_patterns):
+            if not entry.strip():
+                continue
+            name, sep, regex = entry.strip().partition("=")
+            if not sep or not re.fullmatch(r"\w+", name.strip()) or not regex.strip():
+                raise InvalidInputError(f"secret_patterns: {entry.strip()!r} is not name=regex")
+            try:
+                re.compile(regex.strip())
+            except re.error as exc:
+                raise InvalidInputError(f"secret_patterns: {name.strip()}: {exc}") from exc
+            pairs.append((name.strip(), regex.strip()))
+        return tuple(pairs)
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)

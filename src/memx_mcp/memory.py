@@ -74,7 +74,7 @@ class Memory:
         self.embedder = embedder
         self.clock = clock
         self.cwd = cwd or Path.cwd()
-        self.sanitizer = sanitizer or PrivacySanitizer()
+        self.sanitizer = sanitizer or PrivacySanitizer(settings.user_patterns)
         self._current: Scope | None = None
         self._terms: TermsCache = {}  # bullet id → (hash of its text and metadata, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
