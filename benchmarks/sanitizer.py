@@ -20,7 +20,8 @@ the file holds no secret): the share of masks that hide something secret.
 
 `--code` masks every line of the Python source of installed dependencies, where few real secrets are
 to be expected, and counts the masks by kind (most are false alarms, some are credentials in
-documentation examples): the rules were tuned looking at the first set of packages, not at the second.
+documentation examples): the rules were tuned looking at the first set of packages; the second was held
+out, measured, then looked at and tuned on; the third is held out.
 
 `--words` counts the random strings (three alphabets, lengths 20 to 100, seeded) that the sanitizer takes
 for a name written in words, which it leaves alone (``BetaCodeExecutionTool20250825Param``).
@@ -250,12 +251,21 @@ def cjk(s: PrivacySanitizer) -> None:
 
 CODE_SETS = {
     "tuned on": ("httpx", "pydantic", "anyio", "click", "mcp", "starlette", "uvicorn", "anthropic"),
-    "held out": (
+    "held out, then looked at": (
         "requests", "huggingface_hub", "jwt", "cryptography", "jsonschema", "pip",
         "setuptools", "selenium", "_pytest", "fsspec", "lancedb", "numpy",
     ),
+    "held out": (
+        "google", "attr", "attrs", "pygments", "PIL", "dateutil", "idna", "packaging", "pluggy", "h11",
+        "httpcore", "loguru", "opentelemetry", "pathspec", "pycparser", "cffi", "onnxruntime", "filelock",
+        "referencing", "docstring_parser",
+    ),
 }  # fmt: skip
-DISTRIBUTIONS = {"jwt": "PyJWT", "_pytest": "pytest", "huggingface_hub": "huggingface-hub"}
+DISTRIBUTIONS = {
+    "jwt": "PyJWT", "_pytest": "pytest", "huggingface_hub": "huggingface-hub", "google": "protobuf", "attr": "attrs",
+    "PIL": "pillow", "dateutil": "python-dateutil", "opentelemetry": "opentelemetry-api", "docstring_parser":
+    "docstring-parser",
+}  # fmt: skip
 
 
 def library_code(s: PrivacySanitizer, show: int) -> None:

@@ -145,6 +145,12 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "e.g. `host` in `https://user:pass@host:port/path?query#fragment`",
         "as defined in RFC 6749 Section 4.1.2.1",
         '"memory_total_bytes": 15032385536,',
+        'TOKEN_VERIFICATION_KB_MISSING_NONCE = "TokenVerificationKbMissingNonce"',  # spells its own name
+        'OTP_CREDENTIALS = "otp-credentials"',
+        'client = Client(api_key="fal-ai-api-key")',  # a stand-in naming what it stands for
+        'hf_api.create_repo(name, token="my_token")',
+        "headers = build_hf_headers(token=api_key)",
+        "Example: if mask is 24 function returns 255.255.255.0",  # a netmask is no one's address
         "token = Base.url_encode64(:crypto.strong_rand_bytes(32), padding: false)",
         'const firstPassHTML = container.querySelector("code").innerHTML',
         'TIMESTAMP="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',  # date's -u, not curl's

@@ -134,11 +134,13 @@ def _is_code(key: str, text: str, start: int) -> bool:
     if annotation and made_of_words(annotation.group(1)) and not re.search(r"\d", annotation.group(1)):
         return True  # token: EventLoopToken | None = None: a type named in words
     name = _BARE_NAME.match(text, start)
-    if name is None or not key:
+    if name is None:
         return False
     line = text[text.rfind("\n", 0, start) + 1 : start]
     if line.count("(") > line.count(")") or re.match(r"\s*(?:self|this)\.", line):
         return True  # f(auth_token=environment_key), self.access_token = auth_info: a variable
+    if not key:
+        return False
     named, keyed = _key_words(name.group(0)), _key_words(key)
     return bool(named) and bool(keyed) and named[-1] == keyed[-1]  # not PG_PASSWORD: postgres
 
@@ -198,8 +200,8 @@ def _is_secret(found: Pattern, value: str, match: re.Match[str]) -> bool:
         return False
     if name in ("api_token", "high_entropy") and _MASKED_AFTER.match(match.string, match.end()):
         return False  # a token whose rest is shown masked is an example of its shape, not a key
-    if name == "ip_address":
-        return not _is_version(match)
+    if name == "ip_address":  # a netmask, a network or a broadcast address is no one's host
+        return not _is_version(match) and not re.match(r"255\.|.*\.(?:0|255)$", value)
     if name == "card_number":
         digits = re.sub(r"\D", "", value)
         return 13 <= len(digits) <= 19 and luhn_ok(digits)
@@ -217,7 +219,8 @@ def _is_secret(found: Pattern, value: str, match: re.Match[str]) -> bool:
         return _basic_auth_is_secret(value)
     if name == "auth_header":
         core = value.rstrip("})],")  # {"x-api-key": self.api_key}
-        return not _is_identifier(core) and "://" not in core and not _is_code("", match.string, match.start(1))
+        header = re.match(r"[\w-]*", match.group(0).lstrip("\"'")).group(0)  # type: ignore[union-attr]
+        return not _is_identifier(core) and "://" not in core and not _is_code(header, match.string, match.start(1))
     if name == "url_credentials":
         return value.rpartition(":")[2].lower() not in _EXAMPLE_PASSWORDS
     if name == "high_entropy":
@@ -244,9 +247,21 @@ def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
         listed = "," in match.string[match.end("key") : value_start]
         if listed and (unquoted or made_of_words(value)):
             return False  # get("/x/:token", ReviewController), Literal["failed_auth", "failed_content"]
-    if re.fullmatch(r"[a-z]+(?:_[a-z]+)+", value) and set(value.split("_")) <= set(_key_words(match.group("key"))):
-        return False  # AUTH_TYPE_USER_OAUTH = "user_oauth": a constant spelling its own name
+    if _names_itself(match.group("key"), value):
+        return False
     return _assignment_is_secret(match.group("key"), value)
+
+
+def _names_itself(key: str, value: str) -> bool:
+    """A value made of words that spells the key's own name, or ends with what the key holds: a constant
+    or a stand-in, not a secret (``AUTH_TYPE_USER_OAUTH = "user_oauth"``, ``TOKEN_LIST = "tokenList"``,
+    ``api_key="fal-ai-api-key"``)."""
+    if not re.fullmatch(r"[A-Za-z]+(?:[-_ ][A-Za-z]+)*", value):
+        return False
+    named, keyed = _key_words(value), _key_words(key)
+    if not named or not keyed:
+        return False
+    return (len(named) >= 2 and set(named) <= set(keyed)) or named[-1] == keyed[-1]  # not PG_PASSWORD: postgres
 
 
 def _basic_auth_is_secret(value: str) -> bool:

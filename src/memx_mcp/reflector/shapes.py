@@ -14,7 +14,8 @@ from itertools import pairwise
 
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
-    r"placeholder|your[_-]?|changeme|dummy|_here|(?-i:(?<=[a-z])Here$)|[\[<(]redacted"
+    r"placeholder|your[_-]?|changeme|dummy|_here|(?-i:(?<=[a-z])Here$)|[\[<(]redacted|"
+    r"^my[-_]?(?:secret|token|key|api[-_]?key|password|pass|pwd|client[-_]?secret)s?$"  # my_token, my-secret
 )
 
 
