@@ -126,6 +126,20 @@ def test_the_hook_command_exits_zero_even_when_the_store_is_unreadable(tmp_path:
     assert "failed open" in (home / "logs" / "hook.log").read_text()
 
 
+@pytest.mark.parametrize("bad", [{"MEMX_SECRET_PATTERNS": "ticket=ACME-("}, {"MEMX_MAX_RESULTS": "many"}])
+def test_the_hook_command_exits_zero_even_with_a_bad_setting(tmp_path: Path, bad: dict[str, str]) -> None:
+    done = subprocess.run(
+        [*script("memx"), "hook", "claude-code"],
+        input=hook_input(tmp_path),
+        text=True,
+        capture_output=True,
+        env=env_for(tmp_path / "home", **bad),
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert "memx: error:" in done.stderr  # said, but the client is not blocked
+
+
 def test_memx_reflect_dry_run_json_and_memx_sanitize(tmp_path: Path) -> None:
     home = tmp_path / "home"
     done = subprocess.run(

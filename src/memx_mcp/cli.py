@@ -313,13 +313,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args, memory)
     except MemxError as exc:
         sys.stderr.write(f"memx: error: {exc}\n")
-        return 1
+        return 0 if args.command == "hook" else 1  # a hook fails open: a bad setting never blocks the client
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: say so plainly; the traceback goes to the log at DEBUG
         logging.getLogger("memx_mcp.cli").debug("unexpected error", exc_info=True)
         sys.stderr.write(f"memx: unexpected error ({type(exc).__name__}: {exc}); MEMX_LOG_LEVEL=DEBUG shows more\n")
-        return 1
+        return 0 if args.command == "hook" else 1
 
 
 if __name__ == "__main__":
