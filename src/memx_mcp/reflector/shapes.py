@@ -45,33 +45,6 @@ def looks_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.search(value))
 
 
-def _step(a: str, b: str) -> int | None:
-    """+1, 0 or -1 when b follows a in the alphabet or among the digits (9 → 0 counts as +1), else None."""
-    if a.isdigit() and b.isdigit():
-        d = (int(b) - int(a)) % 10
-        return {1: 1, 0: 0, 9: -1}.get(d)
-    if a.isalpha() and b.isalpha() and a.isascii() and b.isascii():
-        d = ord(b.lower()) - ord(a.lower())
-        return d if d in (-1, 0, 1) else None
-    return None
-
-
-def looks_fabricated(value: str, share: float = 0.5) -> bool:
-    """Typed by hand into a key's shape rather than generated: at least ``share`` of its letters and digits
-    lie in runs of three or more (abc, 123, 7890, 5555). Generators never write that way (a random base-62
-    key has such a run about once in 1,300 positions), test fixtures and documentation often do:
-    ``sk-ant-api03-abc123xyz-…-klmnopqrstuvwx``, ``dapi1234567890…``, ``glc_1111…``."""
-    core = re.sub(r"[^A-Za-z0-9]", "", value)
-    if len(core) < 12:
-        return False
-    covered = [False] * len(core)
-    for i in range(len(core) - 2):
-        first = _step(core[i], core[i + 1])
-        if first is not None and first == _step(core[i + 1], core[i + 2]):
-            covered[i] = covered[i + 1] = covered[i + 2] = True
-    return sum(covered) >= share * len(core)
-
-
 def random_looking(token: str) -> bool:
     """Random key material rather than a word, identifier, path or hash name: mixed classes that change
     often, and high entropy."""
