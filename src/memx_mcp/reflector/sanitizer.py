@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from .patterns import BUILTIN_PATTERNS, IPV4, JA_PARTICLE, Pattern, pattern
-from .shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
+from .shapes import CAMEL_PARTS, entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 
 __all__ = ["BUILTIN_PATTERNS", "Pattern", "PrivacySanitizer"]
 
@@ -35,7 +35,6 @@ _STRONG_WORDS = frozenset(
 )
 _STRONG_SUFFIXES = ("apikey", "password", "passwd", "secret", "token")
 _KEY_QUALIFIERS = frozenset("api access secret private auth client signing encryption master iam".split())
-_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _MASKED_AFTER = re.compile(r"(?i)#{4}|\*{4}|\.{2,}\s*[\[<(]redacted")  # xoxp-1-2-3-####: the rest shown masked
 _REFERENCE = re.compile(r"^\(?(?:#\d+|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?)\)?[.,;:]?$")  # (#1583), v1.19.30
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -76,7 +75,7 @@ def _in_public_key_block(text: str, at: int) -> bool:
 
 
 def _key_words(key: str) -> list[str]:
-    words = [w.lower() for part in re.split(r"[^A-Za-z0-9]+", key) for w in _CAMEL_PARTS.findall(part)]
+    words = [w.lower() for part in re.split(r"[^A-Za-z0-9]+", key) for w in CAMEL_PARTS.findall(part)]
     return [piece for w in words for piece in (("access", "id") if w == "accessid" else (w,))]  # ACCESSID
 
 

@@ -62,7 +62,9 @@ def random_looking(token: str) -> bool:
     return changes >= 0.3 and entropy(core) >= 3.5 and not made_of_words(core)
 
 
-_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+CAMEL_PARTS = re.compile(  # the words of an identifier: BetaCode20250825Param → Beta Code 20250825 Param
+    r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
+)
 
 
 @functools.cache
@@ -94,7 +96,7 @@ def made_of_words(token: str) -> bool:
     """A name written in words: half its letters or more lie in CamelCase or snake_case parts of four or
     more letters that English WordPieces spell in few pieces (``BetaCodeExecutionTool20250825Param``,
     ``all-MiniLM-L6-v2``). Random key material almost never does: ``benchmarks/sanitizer.py --words``."""
-    parts = _CAMEL_PARTS.findall(token)
+    parts = CAMEL_PARTS.findall(token)
     letters = sum(len(p) for p in parts if p.isalpha())
     wordy = sum(len(p) for p in parts if p.isalpha() and len(p) >= 4 and _pieces(p) <= max(1, len(p) / 3.5))
     return letters > 0 and wordy >= 0.5 * letters
