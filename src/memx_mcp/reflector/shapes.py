@@ -5,11 +5,9 @@ words, a card number. Pure functions of the value alone; the sanitizer weighs th
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from collections import Counter
-from importlib import resources
 from itertools import pairwise
 
 _PLACEHOLDER = re.compile(
@@ -71,6 +69,9 @@ CAMEL_PARTS = re.compile(  # the words of an identifier: BetaCode20250825Param â
 def _wordpieces() -> tuple[frozenset[str], frozenset[str]]:
     """English words and word endings: the WordPiece vocabulary of the embedding model memx ships
     (all-MiniLM-L6-v2, Apache-2.0), read once from its tokenizer file."""
+    import json  # here, not at import: start-up pays for importlib.resources only when a value needs it
+    from importlib import resources
+
     path = resources.files("memx_mcp") / "store" / "minilm" / "tokenizer.json"
     vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
     words = frozenset(w for w in vocab if w.isascii() and w.isalpha())
