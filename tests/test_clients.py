@@ -214,6 +214,10 @@ def test_project_files_get_no_machine_path_or_a_refusal_that_says_why(tmp_path: 
     configure("claude-code", "project", p, launch=on_path)
     assert read(p.project / ".mcp.json")["mcpServers"]["memx"]["command"] == "memx-mcp"
     assert "memx hook claude-code || exit 0" in json.dumps(read(p.project / ".claude" / "settings.json"))
+    local = p.project / ".claude" / "settings.local.json"  # the user's own approval of the project's server
+    assert read(local) == {"enabledMcpjsonServers": ["memx"]}
+    configure("claude-code", "project", p, install=False)
+    assert not local.exists() and not (p.project / ".mcp.json").exists()
     checkout = Launcher("source", ("uvx", "--from", str(p.project), "memx-mcp"), (), source=p.project)
     configure("cursor", "project", p, launch=checkout)
     assert read(p.project / ".cursor" / "mcp.json")["mcpServers"]["memx"]["args"] == ["--from", ".", "memx-mcp"]

@@ -47,7 +47,7 @@ CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 HOOK_EVENTS = REFLECT_EVENTS + CONTEXT_EVENTS
 
 # What memx writes into each kind of file: the key its servers live under, or TOML, or Claude Code hooks.
-Kind = Literal["mcpServers", "servers", "context_servers", "toml", "hooks"]
+Kind = Literal["mcpServers", "servers", "context_servers", "toml", "hooks", "approval"]
 
 
 @dataclass(frozen=True)
@@ -254,8 +254,15 @@ def config_files(client: str, scope: str, places: Places) -> list[tuple[Path, Ki
     if client == "claude-desktop":
         return [(desktop_config(places), "mcpServers")]
     if client == "claude-code":
-        mcp = places.home / ".claude.json" if user else proj / ".mcp.json"
-        return [(mcp, "mcpServers"), (claude_settings_path(scope, places.home, proj), "hooks")]
+        if user:
+            return [(places.home / ".claude.json", "mcpServers"), (claude_settings_path(scope, places.home), "hooks")]
+        # a project's .mcp.json servers wait for approval; the user's own, unshared settings.local.json gives it
+        local = proj / ".claude" / "settings.local.json"
+        return [
+            (proj / ".mcp.json", "mcpServers"),
+            (claude_settings_path(scope, project=proj), "hooks"),
+            (local, "approval"),
+        ]
     if client == "cursor":
         return [((places.home if user else proj) / ".cursor" / "mcp.json", "mcpServers")]
     if client == "vscode":
@@ -330,6 +337,20 @@ def with_server(
         servers.pop(SERVER_NAME, None)
         if not servers:
             updated.pop(key)
+    return updated
+
+
+def with_approval(data: dict[str, Any], install: bool) -> dict[str, Any]:
+    """Claude Code's ``enabledMcpjsonServers`` with memx in it (or out of it); other names kept."""
+    updated: dict[str, Any] = json.loads(json.dumps(data))
+    names = updated.get("enabledMcpjsonServers", [])
+    names = [n for n in names if n != SERVER_NAME] if isinstance(names, list) else []
+    if install:
+        names.append(SERVER_NAME)
+    if names:
+        updated["enabledMcpjsonServers"] = names
+    else:
+        updated.pop("enabledMcpjsonServers", None)
     return updated
 
 
@@ -475,6 +496,8 @@ def configure(
             results.append(_apply_toml(path, entry if install else None, dry_run))
         elif kind == "hooks":
             results.append(apply(path, _hooks_change(entry.hook, events, path), dry_run))
+        elif kind == "approval":
+            results.append(apply(path, lambda data: with_approval(data, install), dry_run))
         else:
             server = entry.mcp(typed=client in ("claude-code", "vscode"))
             results.append(apply(path, _server_change(server, install, path, kind), dry_run))
@@ -531,7 +554,7 @@ def configured_entries(places: Places) -> list[Configured]:
             except InvalidInputError:
                 continue
             for path, kind in files:
-                if not path.exists():
+                if not path.exists() or kind == "approval":
                     continue
                 try:
                     if kind == "hooks":
