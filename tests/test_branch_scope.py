@@ -29,7 +29,7 @@ def _memx(repo: Path, home: Path, *args: str, stdin: str | None = None) -> str:
     done = subprocess.run(
         [*script("memx"), *args],
         cwd=repo,
-        env=env_for(home, MEMX_HOOK_DAEMON="0"),
+        env=env_for(home),
         input=stdin,
         capture_output=True,
         text=True,
@@ -65,3 +65,15 @@ def test_on_a_branch_the_session_start_hook_prints_what_was_remembered_and_recal
     top = found["results"][0]
     assert top["scope"] == "project:shop" and "pytest-xdist" in top["content"]
     assert top["score"]["scope"] == 1.15
+
+
+def test_the_readme_example_prompt_gets_its_bullet_and_chatter_gets_nothing(tmp_path: Path) -> None:
+    repo, home = _git_repo_on_a_branch(tmp_path), tmp_path / "memx"
+    _memx(repo, home, "remember", "Use pytest -n auto (pytest-xdist) to run the suite in parallel")
+    base = {"hook_event_name": "UserPromptSubmit", "session_id": "s2", "cwd": str(repo)}
+    asked = _memx(
+        repo, home, "hook", "claude-code", stdin=json.dumps({**base, "prompt": "how do I make the tests run faster?"})
+    )
+    assert "pytest-xdist" in asked
+    for chatter in ("thanks, looks good", "write a haiku about autumn"):
+        assert _memx(repo, home, "hook", "claude-code", stdin=json.dumps({**base, "prompt": chatter})) == ""

@@ -59,8 +59,8 @@ class Settings:
     inject_prompt_tokens: int = field(
         default=400, metadata={"doc": "token budget of the context a Claude Code UserPromptSubmit hook injects"}
     )
-    inject_min_relevance: float = field(
-        default=0.3, metadata={"doc": "blended score a bullet needs to be injected with a prompt (silence below)"}
+    inject_min_relevance: float = field(  # chosen by benchmarks/prompt_floor.py
+        default=0.25, metadata={"doc": "blended score a bullet needs to be injected with a prompt (silence below)"}
     )
     hook_daemon_idle_minutes: float = field(
         default=30.0, metadata={"doc": "the warm hook helper process exits after this long without a request"}
