@@ -227,42 +227,50 @@ def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _install(args: argparse.Namespace) -> int:
-    from .clients import Places, configure
+def _install(args: argparse.Namespace, settings: Settings) -> int:
+    from .clients import TITLES, Places, configure, entry_for, launcher
+    from .config import default_home
 
     install = args.command == "install"
+    places = Places(Path.home(), Path.cwd())
+    home = settings.home if settings.home.resolve() != default_home().resolve() else None
     results = configure(
         args.client,
         args.install_scope,
-        Places(Path.home(), Path.cwd()),
+        places,
         install=install,
         dry_run=args.dry_run,
         reflect=not getattr(args, "no_reflect", False),
         session_start=not getattr(args, "no_session_start", False),
         prompt=not getattr(args, "no_prompt", False),
+        home=home,
     )
     if args.json:
+        launch = launcher(places)
         out = [
             {
                 "path": str(r.path),
                 "changed": r.changed,
+                "removed": r.removed,
                 "dry_run": args.dry_run,
                 "diff": r.diff,
                 "backup": str(r.backup) if r.backup else None,
             }
             for r in results
         ]
-        sys.stdout.write(json.dumps({"client": args.client, "files": out}, indent=2) + "\n")
+        entry = entry_for(launch, places, home)
+        found = {"client": args.client, "launcher": launch.kind, "server": entry.mcp(), "files": out}
+        sys.stdout.write(json.dumps(found, indent=2) + "\n")
         return 0
     for r in results:
         if not r.changed:
             sys.stdout.write(f"{r.path}: already up to date, nothing changed.\n")
             continue
         sys.stdout.write(r.diff)
-        verb = "Would change" if args.dry_run else "Changed"
+        verb = "Would change" if args.dry_run else ("Removed" if r.removed else "Changed")
         sys.stdout.write(f"{verb} {r.path}" + (f" (backup: {r.backup})" if r.backup else "") + ".\n")
     if install and not args.dry_run and any(r.changed for r in results):
-        sys.stdout.write(f"Restart {args.client} to load memx. `memx doctor` checks the installation.\n")
+        sys.stdout.write(f"Restart {TITLES[args.client]} to load memx. `memx doctor` checks the installation.\n")
     return 0
 
 
@@ -299,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         render.use_color(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json)
         if args.command in ("install", "uninstall"):
-            return _install(args)
+            return _install(args, settings)
         if args.command == "doctor":
             return _doctor(args, settings)
         configure_logging(settings)

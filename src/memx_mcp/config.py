@@ -59,8 +59,8 @@ class Settings:
     inject_prompt_tokens: int = field(
         default=400, metadata={"doc": "token budget of the context a Claude Code UserPromptSubmit hook injects"}
     )
-    inject_min_relevance: float = field(
-        default=0.3, metadata={"doc": "blended score a bullet needs to be injected with a prompt (silence below)"}
+    inject_min_relevance: float = field(  # chosen by benchmarks/prompt_floor.py
+        default=0.25, metadata={"doc": "blended score a bullet needs to be injected with a prompt (silence below)"}
     )
     hook_daemon_idle_minutes: float = field(
         default=30.0, metadata={"doc": "the warm hook helper process exits after this long without a request"}
@@ -98,6 +98,9 @@ class Settings:
     recency_boost: float = field(default=1.2, metadata={"doc": "multiplier for bullets newer than recency_days"})
     recency_days: float = field(default=7.0, metadata={"doc": "window of the recency boost"})
     scope_boost: float = field(default=1.3, metadata={"doc": "multiplier for bullets of the current scope"})
+    project_scope_boost: float = field(
+        default=1.15, metadata={"doc": "multiplier, seen from a workspace, for bullets of its project"}
+    )
     max_results: int = field(default=5, metadata={"doc": "bullets returned by recall"})
     token_budget: int = field(default=2000, metadata={"doc": "tokens returned by recall"})
     min_relevance: float = field(

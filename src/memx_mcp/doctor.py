@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from . import __version__
-from .clients import Places, configured
+from .clients import Places
 from .config import Settings
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
             )
         )
     checks.append(_self_test(memory))
-    checks.append(_clients(places))
+    checks += _clients(places)
     key = bool(os.environ.get("ANTHROPIC_API_KEY"))
     checks.append(
         Check(
@@ -142,13 +142,36 @@ def _self_test(memory: Memory) -> Check:
     return Check("OK", "self-test", f"remember → recall ({found.mode}) → forget in {seconds:.2f} s")
 
 
-def _clients(places: Places) -> Check:
-    found = configured(places)
-    if not found:
-        return Check(
-            "WARN",
-            "clients",
-            "memx is not configured in Claude Desktop, Claude Code or Cursor",
-            "memx install claude-code (or claude-desktop, cursor)",
+def _clients(places: Places) -> list[Check]:
+    """Each configured server started and asked for its tools, each configured hook run once, as the
+    client would: a configuration that exists but cannot start is a FAIL, with the fix."""
+    from .client_check import probe_hook, probe_server
+    from .clients import TITLES, configured_entries
+
+    entries = configured_entries(places)
+    if not entries:
+        return [
+            Check(
+                "WARN",
+                "clients",
+                "memx is not configured in any client",
+                "memx install claude-code (or claude-desktop, cursor, vscode, windsurf, zed, codex, gemini)",
+            )
+        ]
+    checks = []
+    fix = "memx install {client} again from the memx you want the client to start (or edit {path})"
+    for entry in entries:
+        name = f"{TITLES[entry.client]} {entry.what}"
+        if entry.problem:
+            checks.append(Check("FAIL", name, f"{entry.path}: {entry.problem}", f"fix or remove {entry.path}"))
+            continue
+        probe = probe_server(entry, places.project) if entry.what == "server" else probe_hook(entry, places.project)
+        checks.append(
+            Check(
+                "OK" if probe.ok else "FAIL",
+                name,
+                f"{probe.detail} ({entry.path})",
+                "" if probe.ok else fix.format(client=entry.client, path=entry.path),
+            )
         )
-    return Check("OK", "clients", "; ".join(f"{client}: {', '.join(items)}" for client, items in found.items()))
+    return checks

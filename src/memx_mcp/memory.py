@@ -100,6 +100,7 @@ class Memory:
                 recency_boost=settings.recency_boost,
                 recency_days=settings.recency_days,
                 scope_boost=settings.scope_boost,
+                project_scope_boost=settings.project_scope_boost,
             ),
             decay=self.decay_params,
             candidate_limit=settings.candidate_limit,

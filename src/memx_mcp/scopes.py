@@ -44,6 +44,18 @@ class Scope:
     def project_scope(self) -> Scope:
         return Scope(self.project)
 
+    def owns(self, scope: str) -> bool:
+        """Whether a bullet of ``scope`` belongs where this scope works: this scope itself or, from a
+        workspace, its project (new bullets go to the project scope, so a branch sees them as its own)."""
+        return scope in (str(self), str(self.project_scope()))
+
+    def boost(self, scope: str, own: float, project: float) -> float:
+        """The multiplier for a bullet of ``scope`` seen from here: ``own`` for this very scope, ``project``
+        for this workspace's project, 1.0 for anything else (global and other projects)."""
+        if scope == str(self):
+            return own
+        return project if self.workspace is not None and scope == str(self.project_scope()) else 1.0
+
     def visible(self) -> tuple[str, ...]:
         """This scope and every scope above it, nearest first."""
         chain = [str(self)]

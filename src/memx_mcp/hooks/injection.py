@@ -85,13 +85,13 @@ def session_context(memory: Memory, budget: int) -> tuple[str, list[str]]:
     params = memory.decay_params
 
     def standing(b: Bullet) -> float:
-        own = 1.2 if b.scope == str(scope) else 1.0
+        own = 1.2 if scope.owns(b.scope) else 1.0
         return decay_weight(b.created_at, b.recall_count, now, params) * (1 + math.log1p(b.recall_count)) * own
 
     ranked = sorted(bullets, key=lambda b: (-standing(b), b.id))
     established = [b for b in ranked if b.recall_count >= 2]
     # a young project has nothing recalled yet: its own strongest bullets stand in
-    established += [b for b in ranked if b.recall_count < 2 and b.scope == str(scope)][: max(0, 6 - len(established))]
+    established += [b for b in ranked if b.recall_count < 2 and scope.owns(b.scope)][: max(0, 6 - len(established))]
     recent = now - timedelta(days=RECENT_DAYS)
     pitfalls = sorted(
         (

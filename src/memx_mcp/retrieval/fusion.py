@@ -18,6 +18,8 @@ class FusionParams:
     recency_boost: float = 1.2
     recency_days: float = 7.0
     scope_boost: float = 1.3
+    # a workspace's project is nearly as much "here" as the workspace: new bullets go to the project scope
+    project_scope_boost: float = 1.15
 
 
 def recency_multiplier(created_at: datetime, now: datetime, params: FusionParams) -> float:

@@ -137,7 +137,7 @@ def score_bullet(
         semantic=semantic,
         decay=decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
         recency=recency_multiplier(bullet.created_at, request.now, params.fusion),
-        scope=params.fusion.scope_boost if bullet.scope == str(request.scope) else 1.0,
+        scope=request.scope.boost(bullet.scope, params.fusion.scope_boost, params.fusion.project_scope_boost),
         params=params.fusion,
     )
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
