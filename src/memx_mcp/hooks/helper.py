@@ -350,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tcp", action="store_true", help="loopback TCP instead of a Unix socket (as on Windows)")
     args = parser.parse_args(argv)
     small_heap()  # a long-running process too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # a retired helper removes its socket and state
     return serve(load_settings(home=args.home), tcp=args.tcp or USE_TCP)
 
 
