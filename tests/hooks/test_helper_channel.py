@@ -259,3 +259,27 @@ def test_a_data_folder_too_deep_for_a_socket_address_listens_in_a_private_short_
         assert not folder.exists() and read_state(deep) == {}
     finally:
         helpers.stop_all()
+
+
+def test_a_stale_state_naming_a_process_that_is_no_helper_does_not_get_it_killed(tmp_path: Path) -> None:
+    from memx_mcp.config import Settings
+    from memx_mcp.hooks.helper import ask, state_file
+
+    settings = Settings(home=tmp_path / "home")
+    # a process that says whether it got a SIGTERM when asked (a pending signal is handled before the answer)
+    code = (
+        "import signal, sys\nhit = []\nsignal.signal(signal.SIGTERM, lambda *_: hit.append(1))\n"
+        "sys.stdin.readline()\nprint('term' if hit else 'alive', flush=True)\n"
+    )
+    other = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        state = state_file(settings)
+        state.parent.mkdir(parents=True)
+        state.write_text(json.dumps({"port": 9, "token": "x", "pid": other.pid, "version": "0.0.1-old"}))
+        assert ask(settings, {"hook_event_name": "UserPromptSubmit", "prompt": PROMPT}) is None
+        assert not state.exists()  # the stale state is gone: the next hook starts a current helper
+        answer, _ = other.communicate("?\n", timeout=30)
+        assert answer.strip() == "alive"  # a reused pid: the process it names now is left alone
+    finally:
+        other.kill()
+        other.wait(30)
