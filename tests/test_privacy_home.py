@@ -98,12 +98,14 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         env=env,
         cwd=work,
     )
-    assert ui.stdout is not None
-    url = json.loads(ui.stdout.readline())["url"]
-    base, token = url.split("/?token=")
-    with urllib.request.urlopen(urllib.request.Request(base + "/api/stats", headers={"X-Memx-Token": token})) as res:
-        assert json.loads(res.read())["active"] >= 1
-    os.kill(child_of(ui.pid), 2)  # Ctrl-C: memx ui's own way to stop
+    try:
+        assert ui.stdout is not None
+        base, token = json.loads(ui.stdout.readline())["url"].split("/?token=")
+        request = urllib.request.Request(base + "/api/stats", headers={"X-Memx-Token": token})
+        with urllib.request.urlopen(request, timeout=60) as res:
+            assert json.loads(res.read())["active"] >= 1
+    finally:
+        os.kill(child_of(ui.pid), 2)  # Ctrl-C: memx ui's own way to stop
     assert ui.wait(60) in (0, 130)
 
     payload = {"session_id": "s-1", "transcript_path": str(work / "t.jsonl"), "cwd": str(work)}
