@@ -161,7 +161,7 @@ def test_a_helper_left_from_another_memx_version_is_replaced(home: Path, tmp_pat
         [*script("memx"), "remember", REDIS], cwd=tmp_path, env=env_for(home), capture_output=True, timeout=120
     )
     assert done.returncode == 0
-    old = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    old = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "memx_mcp.hooks.helper"])
     state = home / "run" / "hook-helper.json"
     state.parent.mkdir(parents=True, exist_ok=True)
     state.write_text(json.dumps({"port": 9, "token": "x", "pid": old.pid, "version": "0.0.1-old"}))

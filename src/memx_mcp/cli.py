@@ -124,7 +124,7 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
         sys.stdout.write(f"memx ui: {server.url}\n(only this machine can reach it; Ctrl-C stops it)\n")
     sys.stdout.flush()
     if not args.no_open:
-        webbrowser.open(server.url)
+        webbrowser.open(server.one_time_url())  # the browser's command line is world-readable: no token on it
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -77,9 +77,32 @@ def _data_folder(home: Path) -> Iterator[Check]:
     )
 
 
+def _telemetry() -> Check:
+    from . import TELEMETRY_SWITCH
+    from .offline import ORT_SWITCH, onnxruntime_trace
+
+    name = "onnxruntime telemetry"
+    if os.environ.get(ORT_SWITCH) != "1" or TELEMETRY_SWITCH.onnxruntime_was_loaded:
+        why = (
+            "onnxruntime was imported before memx"
+            if TELEMETRY_SWITCH.onnxruntime_was_loaded
+            else f"{ORT_SWITCH} is not 1"
+        )
+        return Check(
+            "FAIL", name, f"on ({why})", f"import memx_mcp before onnxruntime or fastembed, or set {ORT_SWITCH}=1"
+        )
+    detail = "off"
+    if TELEMETRY_SWITCH.user_value not in (None, "1"):
+        detail += f" (memx overrode {ORT_SWITCH}={TELEMETRY_SWITCH.user_value} from the environment)"
+    trace = onnxruntime_trace()
+    if trace.exists():
+        return Check("WARN", name, f"{detail}; {trace} was left by an earlier run", f"delete it: rm -r {trace}")
+    return Check("OK", name, detail)
+
+
 def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     """Every check in order; a failure early on skips what depends on it."""
-    checks = [*_environment(), *_data_folder(settings.home)]
+    checks = [*_environment(), _telemetry(), *_data_folder(settings.home)]
     if checks[-1].status == "FAIL":
         return checks
     from .compose import open_memory

@@ -2,28 +2,44 @@
 
 A hook is a new process each time, and loading the store and the model takes about a second: too slow
 for every prompt. The first context hook starts this helper in the background; it keeps Memory open and
-answers later hooks over a loopback socket in milliseconds. One helper per data folder (a file lock),
-bound to 127.0.0.1 only, each request carrying a random token from a file only its owner can read. It
-exits after ``hook_daemon_idle_minutes`` without a request; the next hook starts it again.
+answers later hooks in milliseconds. One helper per data folder (a file lock). It exits after
+``hook_daemon_idle_minutes`` without a request; the next hook starts it again.
 
-    python -m memx_mcp.hooks.helper --home DIR
+The channel cannot be impersonated, even from a state file left behind by a helper that died:
+
+- it is a Unix domain socket in ``MEMX_HOME/run/`` (0700: no other user can reach or replace it); when that
+  path is too long for a socket address, in a fresh 0700 folder under ``$XDG_RUNTIME_DIR`` or the temporary
+  folder, recorded in the state file. On Linux the hook also checks that the socket's owner is the very
+  process the state file names before it writes a byte. Windows uses loopback TCP (``--tcp`` elsewhere).
+- on both, the helper proves it holds the state file's secret before the hook sends anything but a random
+  challenge: the hook sends a nonce, the helper answers with its own nonce and an HMAC over both, and only
+  then does the hook send its own HMAC and the payload. The secret itself never crosses the channel.
+- each connection has one deadline for its whole request, and each is served in a thread of its own (the
+  calls into Memory one at a time), so a client trickling bytes holds nothing but its own thread.
+
+    python -m memx_mcp.hooks.helper --home DIR [--tcp]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import hmac
 import json
 import logging
 import os
 import secrets
+import shutil
 import signal
 import socket
+import stat
+import struct
 import subprocess
 import sys
+import tempfile
+import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,44 +52,118 @@ if TYPE_CHECKING:
     from ..memory import Memory
 
 MAX_REQUEST = 1_000_000
+PROTOCOL = 2  # 1: the token in clear over loopback TCP, to whoever held the recorded port
+REQUEST_SECONDS = 2.0  # the whole request, from connect to its last byte: a trickling client is cut off
+MAX_CLIENTS = 16  # connections served at once; more are closed at once
+SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS and 108 on Linux, its NUL included
+USE_TCP = sys.platform == "win32" or not hasattr(socket, "AF_UNIX")
 
 
 def state_file(settings: Settings) -> Path:
     return settings.home / "run" / "hook-helper.json"
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_line(conn: socket.socket, deadline: float) -> bytes:
+    """One line, which must be complete before ``deadline`` (a monotonic time) however it trickles in."""
     data = b""
-    while not data.endswith(b"\n") and len(data) < MAX_REQUEST:
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the other side took too long")
+        conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
             break
         data += chunk
+        if len(data) > MAX_REQUEST:
+            raise ValueError("request too large")
     return data
 
 
+def _send(conn: socket.socket, message: dict[str, Any]) -> None:
+    conn.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+
+
+def _proof(token: str, role: str, first: str, second: str) -> str:
+    return hmac.new(token.encode(), f"memx-{role}|{first}|{second}".encode(), hashlib.sha256).hexdigest()
+
+
+# -- the hook's side -----------------------------------------------------------------------------------
+
+
 def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> str | None:
-    """The helper's answer to one hook call, or None when no helper is ready (never raises). A helper of
-    another memx version (memx was upgraded while it ran) is stopped, so that a current one starts."""
+    """The helper's answer to one hook call, or None when no verified helper is ready (never raises). A
+    peer that cannot prove it holds the state file's secret gets nothing but a random challenge. A helper of
+    another memx version or protocol (memx was upgraded while it ran) is stopped, so that a current one
+    starts."""
     try:
         state = json.loads(state_file(settings).read_text(encoding="utf-8"))
-        if "port" not in state:
+        if "token" not in state:
             return None
-        if state.get("version") != __version__:
+        if state.get("version") != __version__ or state.get("protocol") != PROTOCOL:
             _retire(settings, state)
             return None
-        with socket.create_connection(("127.0.0.1", int(state["port"])), timeout=timeout) as conn:
-            conn.sendall(json.dumps({"token": state["token"], "payload": payload}).encode() + b"\n")
-            answer = json.loads(_read_line(conn) or b"{}")
+        token = str(state["token"])
+        deadline = time.monotonic() + timeout
+        with _connect(state, timeout) as conn:
+            if not _peer_is_the_helper(conn, state):
+                return None
+            challenge = secrets.token_hex(16)
+            _send(conn, {"hello": challenge})
+            greeting = json.loads(_read_line(conn, deadline) or b"{}")
+            nonce = str(greeting["nonce"])
+            if not hmac.compare_digest(str(greeting["proof"]), _proof(token, "helper", challenge, nonce)):
+                return None  # not the helper that wrote the state file
+            _send(conn, {"proof": _proof(token, "hook", nonce, challenge), "payload": payload})
+            answer = json.loads(_read_line(conn, deadline) or b"{}")
         return str(answer["text"]) if "text" in answer else None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _connect(state: dict[str, Any], timeout: float) -> socket.socket:
+    if state.get("transport") != "unix":
+        return socket.create_connection(("127.0.0.1", int(state["port"])), timeout=timeout)
+    path = Path(str(state["path"]))
+    folder = path.parent.stat()
+    if folder.st_uid != os.getuid() or stat.S_IMODE(folder.st_mode) & 0o077:
+        raise PermissionError(f"{path.parent} is not this user's private folder")
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(timeout)
+        conn.connect(str(path))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _peer_is_the_helper(conn: socket.socket, state: dict[str, Any]) -> bool:
+    """On Linux, a Unix socket names the process that listens on it: it must be the one the state file
+    names, of this user. Elsewhere (and over TCP) the proof of the secret decides alone."""
+    if state.get("transport") != "unix" or not hasattr(socket, "SO_PEERCRED"):
+        return True
+    pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return bool(uid == os.getuid() and pid == int(state["pid"]))
 
 
 def _retire(settings: Settings, state: dict[str, Any]) -> None:
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        os.kill(int(state["pid"]), signal.SIGTERM)
+        pid = int(state["pid"])
+        if _is_a_helper(pid):
+            os.kill(pid, signal.SIGTERM)
     state_file(settings).unlink(missing_ok=True)
+
+
+def _is_a_helper(pid: int) -> bool:
+    """Whether ``pid`` still runs a hook helper: a stale state file's pid may have been reused."""
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if not cmdline.parent.is_dir():
+        return sys.platform != "linux"  # no /proc to ask (macOS): trust the state file as before
+    try:
+        return b"memx_mcp.hooks.helper" in cmdline.read_bytes()
+    except OSError:
+        return False
 
 
 def helper_error(settings: Settings, within: float = 60.0) -> str | None:
@@ -100,17 +190,65 @@ def start(settings: Settings) -> None:
     )
 
 
-def serve(settings: Settings) -> int:
+# -- the helper's side ---------------------------------------------------------------------------------
+
+
+def _socket_path(run: Path) -> tuple[Path, Path | None]:
+    """Where to listen, and the private folder made for it when ``run`` is too deep for a socket address."""
+    path = run / "hook-helper.sock"
+    if len(os.fsencode(path)) <= SOCKET_PATH_MAX:
+        return path, None
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    for base in (runtime if runtime and Path(runtime).is_dir() else None, None, "/tmp"):
+        folder = Path(tempfile.mkdtemp(prefix="memx-", dir=base))  # 0700, a name nobody could take before
+        if len(os.fsencode(folder / "h.sock")) <= SOCKET_PATH_MAX:
+            return folder / "h.sock", folder
+        folder.rmdir()
+    raise OSError(f"no folder short enough for a socket address beside {run}")
+
+
+def _listen(run: Path, tcp: bool) -> tuple[socket.socket, dict[str, Any]]:
+    if tcp:
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.bind(("127.0.0.1", 0))
+        where: dict[str, Any] = {"transport": "tcp", "port": server.getsockname()[1]}
+    else:
+        path, folder = _socket_path(run)
+        path.unlink(missing_ok=True)  # left by a helper that died: this one holds the lock now
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(str(path))
+        where = {"transport": "unix", "path": str(path), **({"folder": str(folder)} if folder else {})}
+    server.listen(MAX_CLIENTS)
+    return server, where
+
+
+def _clean_up(where: dict[str, Any]) -> None:
+    if where.get("transport") == "unix":
+        Path(str(where["path"])).unlink(missing_ok=True)
+        if "folder" in where:
+            shutil.rmtree(str(where["folder"]), ignore_errors=True)
+
+
+def _left_behind(state: Path) -> None:
+    """A helper that died uncleanly may have left a private socket folder outside the data folder."""
+    with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+        old = json.loads(state.read_text(encoding="utf-8"))
+        folder = Path(str(old["folder"]))
+        if folder.name.startswith("memx-") and folder.stat().st_uid == os.getuid():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
     from ..compose import open_memory, private_files
     from ..errors import StoreError
     from ..store.lock import file_lock
     from .claude_code import logger
-    from .injection import inject
 
     private_files()
     log = logger(settings)
     run = settings.home / "run"
     run.mkdir(parents=True, exist_ok=True, mode=0o700)
+    run.chmod(0o700)  # the hook refuses a socket in a folder others can enter
     state = state_file(settings)
     try:
         with file_lock(run / "hook-helper.lock", timeout=0.05):
@@ -121,61 +259,99 @@ def serve(settings: Settings) -> int:
                 atomic_write(state, json.dumps({"error": f"{type(exc).__name__}: {exc}", "pid": os.getpid()}))
                 log.warning("hook helper could not open the memory: %s", exc)
                 return 1
-            token = secrets.token_hex(16)
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
-                server.bind(("127.0.0.1", 0))
-                server.listen(8)
-                server.settimeout(settings.hook_daemon_idle_minutes * 60)
-                port = server.getsockname()[1]
-                atomic_write(
-                    state, json.dumps({"port": port, "token": token, "pid": os.getpid(), "version": __version__})
-                )
-                log.info("hook helper %d listening", os.getpid())
-                try:
-                    while True:
-                        try:
-                            conn, _ = server.accept()
-                        except TimeoutError:
-                            log.info("hook helper %d idle: exiting", os.getpid())
-                            return 0
-                        with conn:
-                            conn.settimeout(5.0)
-                            _answer(conn, token, memory, inject, log)
-                finally:
-                    state.unlink(missing_ok=True)
+            _left_behind(state)
+            token = secrets.token_hex(32)
+            server, where = _listen(run, tcp)
+            try:
+                with server:
+                    server.settimeout(settings.hook_daemon_idle_minutes * 60)
+                    record = {**where, "token": token, "pid": os.getpid(), "version": __version__}
+                    atomic_write(state, json.dumps({**record, "protocol": PROTOCOL}))
+                    log.info("hook helper %d listening (%s)", os.getpid(), where["transport"])
+                    _accept(server, token, memory, log)
+                    return 0
+            finally:
+                state.unlink(missing_ok=True)
+                _clean_up(where)
     except StoreError:
         return 0  # another helper holds the lock: it answers
 
 
-def _answer(
-    conn: socket.socket,
-    token: str,
-    memory: Memory,
-    inject: Callable[[Memory, dict[str, Any]], str],
-    log: logging.Logger,
-) -> None:
-    try:
-        request = json.loads(_read_line(conn) or b"{}")
-        if not hmac.compare_digest(str(request.get("token", "")), token):
-            log.warning("hook helper refused a request without the right token")
+def _accept(server: socket.socket, token: str, memory: Memory, log: logging.Logger) -> None:
+    one_at_a_time = threading.Lock()  # Memory is not made for concurrent calls; the reading is
+    slots = threading.BoundedSemaphore(MAX_CLIENTS)
+    while True:
+        try:
+            conn, _ = server.accept()
+        except TimeoutError:
+            log.info("hook helper %d idle: exiting", os.getpid())
             return
-        payload = request.get("payload") or {}
-        cwd = Path(str(payload.get("cwd", "")))
-        memory.set_cwd(cwd if str(cwd) and cwd.is_dir() else Path.home())
-        text = inject(memory, payload)
+        if not slots.acquire(blocking=False):
+            conn.close()
+            log.warning("hook helper busy: %d connections open, one refused", MAX_CLIENTS)
+            continue
+
+        def answer(conn: socket.socket = conn) -> None:
+            try:
+                with conn:
+                    _answer(conn, token, memory, one_at_a_time, log)
+            finally:
+                slots.release()
+
+        threading.Thread(target=answer, name="memx-hook-answer", daemon=True).start()
+
+
+def _verified_payload(conn: socket.socket, token: str, deadline: float) -> dict[str, Any] | None:
+    """The request's payload once the client proved it holds the secret, else None."""
+    hello = json.loads(_read_line(conn, deadline) or b"{}").get("hello")
+    if not isinstance(hello, str) or not 16 <= len(hello) <= 128:
+        return None
+    nonce = secrets.token_hex(16)
+    _send(conn, {"nonce": nonce, "proof": _proof(token, "helper", hello, nonce)})
+    request = json.loads(_read_line(conn, deadline) or b"{}")
+    if not hmac.compare_digest(str(request.get("proof", "")), _proof(token, "hook", nonce, hello)):
+        return None
+    payload = request.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def _answer(
+    conn: socket.socket, token: str, memory: Memory, one_at_a_time: threading.Lock, log: logging.Logger
+) -> None:
+    from .injection import inject
+
+    try:
+        payload = _verified_payload(conn, token, time.monotonic() + REQUEST_SECONDS)
+    except TimeoutError:
+        log.warning("hook helper dropped a client too slow to send its request")
+        return
+    except (OSError, ValueError, AttributeError) as exc:
+        log.warning("hook helper dropped a bad request: %s", type(exc).__name__)
+        return
+    if payload is None:
+        log.warning("hook helper refused a client that could not prove the secret")
+        return
+    try:
+        with one_at_a_time:
+            cwd = Path(str(payload.get("cwd", "")))
+            memory.set_cwd(cwd if str(cwd) and cwd.is_dir() else Path.home())
+            text = inject(memory, payload)
     except Exception as exc:  # fail open: the hook prints nothing
         log.warning("hook helper failed open: %s: %s", type(exc).__name__, exc)
         text = ""
     with contextlib.suppress(OSError):
-        conn.sendall(json.dumps({"text": text}, ensure_ascii=False).encode() + b"\n")
+        conn.settimeout(REQUEST_SECONDS)
+        _send(conn, {"text": text})
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memx-hook-helper")
     parser.add_argument("--home")
+    parser.add_argument("--tcp", action="store_true", help="loopback TCP instead of a Unix socket (as on Windows)")
     args = parser.parse_args(argv)
     small_heap()  # a long-running process too
-    return serve(load_settings(home=args.home))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # a retired helper removes its socket and state
+    return serve(load_settings(home=args.home), tcp=args.tcp or USE_TCP)
 
 
 if __name__ == "__main__":
