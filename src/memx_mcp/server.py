@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -46,6 +48,14 @@ INSTRUCTIONS = """memx is your long-term memory across sessions and projects.
 Resources: memx://stats, memx://conflicts, memx://scope/current, memx://bullets/{id}. Prompt: recap."""
 
 
+TERMINAL_HINT = """memx-mcp is memx's MCP server: it speaks JSON-RPC on stdin/stdout and is started by an MCP client.
+  memx install claude-code   (or claude-desktop, cursor, vscode, windsurf, zed, codex, gemini) configures one
+  memx doctor                checks that the configured server starts
+  memx recall "…"            the same memory from the terminal
+Waiting for MCP messages on stdin; Ctrl-C stops.
+"""
+
+
 class MemoryHandle:
     """Opens Memory on a background thread so that start-up never waits for LanceDB or the model."""
 
@@ -75,6 +85,14 @@ class MemoryHandle:
                 log.error("cannot open the memory store: %s", exc)
         finally:
             self._ready.set()
+
+    def flush(self) -> None:
+        """Write what an open Memory still holds (deferred recall counts); never raises."""
+        if self._memory is not None:
+            try:
+                self._memory.flush()
+            except Exception as exc:
+                log.warning("could not write the pending recall counts: %s", exc)
 
     def get(self) -> Memory:
         self.start()
@@ -124,8 +142,8 @@ Scope = Annotated[
 ]
 
 
-def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
-    handle = MemoryHandle(settings, cwd or Path.cwd())
+def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHandle | None = None) -> MCPServer[Any]:
+    handle = handle or MemoryHandle(settings, cwd or Path.cwd())
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[MemoryHandle]:
@@ -323,7 +341,19 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(2, f"memx-mcp: {exc}\n")
     configure_logging(settings)
     private_files()
-    build_server(settings).run("stdio")
+    handle = MemoryHandle(settings, Path.cwd())
+
+    def stop(signum: int, _: object) -> None:
+        # clients stop servers with SIGINT or SIGTERM: leave at once and quietly, keeping the recall counts
+        handle.flush()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    if sys.stdin.isatty():  # a person typed it: say what it is instead of waiting in silence
+        sys.stderr.write(TERMINAL_HINT)
+        sys.stderr.flush()
+    build_server(settings, handle=handle).run("stdio")
 
 
 if __name__ == "__main__":
