@@ -82,7 +82,11 @@ def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False,
         if event not in HANDLED:
             log.info("ignored event %r", event)
             return 0
-        path = Path(str(payload.get("transcript_path", ""))).expanduser()
+        raw_path = str(payload.get("transcript_path") or "")
+        path = Path(raw_path).expanduser()
+        if not raw_path or not path.is_file():  # `claude mcp list` ends sessions that never had a transcript
+            log.info("%s: no transcript to reflect (%s)", event, raw_path or "none given")
+            return 0
         session = str(payload.get("session_id", ""))
         cwd = str(payload.get("cwd", ""))
         from ..compose import open_memory
