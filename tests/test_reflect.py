@@ -163,3 +163,12 @@ def test_memx_reflect_dry_run_json_and_memx_sanitize(tmp_path: Path) -> None:
         timeout=60,
     )
     assert masked.stdout == "db: password=[REDACTED:secret_assignment] ok\n"
+
+
+@pytest.mark.parametrize("payload", [{}, {"transcript_path": ""}, {"transcript_path": "/nonexistent/t.jsonl"}])
+def test_a_session_end_without_a_transcript_is_no_failure(settings: Settings, payload: dict[str, str]) -> None:
+    # `claude mcp list` fires SessionEnd for sessions that never wrote a transcript
+    event = json.dumps({"hook_event_name": "SessionEnd", "session_id": "health-check", **payload})
+    assert claude_code.run(settings, io.StringIO(event)) == 0
+    log = (settings.home / "logs" / "hook.log").read_text()
+    assert "no transcript to reflect" in log and "failed open" not in log

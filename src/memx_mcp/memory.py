@@ -76,6 +76,7 @@ class Memory:
         self.cwd = cwd or Path.cwd()
         self.sanitizer = sanitizer or PrivacySanitizer(settings.user_patterns)
         self._current: Scope | None = None
+        self.cwd_from_client = False  # the folder came from the MCP client's roots
         self._terms: TermsCache = {}  # bullet id → (hash of its text and metadata, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self._pool: ThreadPoolExecutor | None = None
@@ -110,16 +111,29 @@ class Memory:
     # -- scopes ---------------------------------------------------------------------------------------
 
     def current_scope(self) -> Scope:
-        """From configuration, else the working directory's git repository, else global."""
+        """From configuration, else the client's roots or working directory (its git repository), else
+        global. ``scope_reason`` says which."""
         if self._current is None:
             detected = detect_scope(self.cwd)
             self._current = parse_scope(self.settings.scope, detected) if self.settings.scope else detected
         return self._current
 
-    def set_cwd(self, cwd: Path) -> None:
-        """Work for another folder from now on (the hook helper serves many projects)."""
+    def scope_reason(self) -> str:
+        """Why the current scope is what it is, in words a user can act on."""
+        scope = self.current_scope()
+        if self.settings.scope:
+            return f"{scope}: from the configuration (MEMX_SCOPE={self.settings.scope})"
+        where = "the client's workspace root" if self.cwd_from_client else "the working directory"
+        if scope.is_global:
+            return f"global: {where} {self.cwd} is not inside a git repository"
+        return f"{scope}: from the git repository at {where} {self.cwd}"
+
+    def set_cwd(self, cwd: Path, *, from_client: bool = False) -> None:
+        """Work for another folder from now on (the hook helper serves many projects; an MCP client may
+        name its workspace with roots)."""
         if cwd != self.cwd:
             self.cwd, self._current = cwd, None
+        self.cwd_from_client = from_client
 
     def resolve_scope(self, scope: str | None) -> Scope:
         current = self.current_scope()

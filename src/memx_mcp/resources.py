@@ -80,7 +80,8 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
             scope = str(m.current_scope())
             bullets = browse.list_bullets(m, scope=scope, limit=SCOPE_LIMIT)
             rows = [BulletOut.of(b, browse.weight(m, b)).model_dump(mode="json") for b in bullets]
-            return json.dumps({"scope": scope, "bullets": rows}, indent=2, ensure_ascii=False)
+            out = {"scope": scope, "why": m.scope_reason(), "bullets": rows}
+            return json.dumps(out, indent=2, ensure_ascii=False)
 
         return await run(read)
 

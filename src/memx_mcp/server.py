@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -25,6 +27,7 @@ from pydantic import BaseModel, Field
 from . import __version__, render
 from .config import Settings, load_settings
 from .errors import MemxError
+from .roots import ClientRoots
 from .schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut, ResolveOut
 
 if TYPE_CHECKING:
@@ -45,6 +48,14 @@ INSTRUCTIONS = """memx is your long-term memory across sessions and projects.
 Resources: memx://stats, memx://conflicts, memx://scope/current, memx://bullets/{id}. Prompt: recap."""
 
 
+TERMINAL_HINT = """memx-mcp is memx's MCP server: it speaks JSON-RPC on stdin/stdout and is started by an MCP client.
+  memx install claude-code   (or claude-desktop, cursor, vscode, windsurf, zed, codex, gemini) configures one
+  memx doctor                checks that the configured server starts
+  memx recall "…"            the same memory from the terminal
+Waiting for MCP messages on stdin; Ctrl-C stops.
+"""
+
+
 class MemoryHandle:
     """Opens Memory on a background thread so that start-up never waits for LanceDB or the model."""
 
@@ -55,6 +66,8 @@ class MemoryHandle:
         self._memory: Memory | None = None
         self._error: BaseException | None = None
         self._started = False
+        self.cwd = cwd
+        self.roots = ClientRoots()
 
     def start(self) -> None:
         if not self._started:
@@ -73,6 +86,14 @@ class MemoryHandle:
         finally:
             self._ready.set()
 
+    def flush(self) -> None:
+        """Write what an open Memory still holds (deferred recall counts); never raises."""
+        if self._memory is not None:
+            try:
+                self._memory.flush()
+            except Exception as exc:
+                log.warning("could not write the pending recall counts: %s", exc)
+
     def get(self) -> Memory:
         self.start()
         self._ready.wait()
@@ -87,11 +108,20 @@ def _result(model: M, text: Callable[[M], str]) -> CallToolResult:
     )
 
 
-async def _run(handle: MemoryHandle, action: Callable[[Memory], CallToolResult]) -> CallToolResult:
-    """Run a Memory call off the event loop; MemxError becomes a tool error a person can act on."""
+async def _run(
+    handle: MemoryHandle, action: Callable[[Memory], CallToolResult], ctx: Context[Any, Any] | None = None
+) -> CallToolResult:
+    """Run a Memory call off the event loop, in the client's workspace when its roots name one; MemxError
+    becomes a tool error a person can act on."""
+    folder = await handle.roots.current(ctx) if ctx is not None else None
 
     def call() -> CallToolResult:
-        return action(handle.get())
+        memory = handle.get()
+        if folder is not None:
+            memory.set_cwd(folder, from_client=True)
+        elif memory.cwd_from_client:  # the client took its roots back: the server's own folder again
+            memory.set_cwd(handle.cwd)
+        return action(memory)
 
     try:
         return await anyio.to_thread.run_sync(call)
@@ -112,8 +142,8 @@ Scope = Annotated[
 ]
 
 
-def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
-    handle = MemoryHandle(settings, cwd or Path.cwd())
+def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHandle | None = None) -> MCPServer[Any]:
+    handle = handle or MemoryHandle(settings, cwd or Path.cwd())
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[MemoryHandle]:
@@ -128,8 +158,17 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         lifespan=lifespan,
     )
 
+    from mcp.types import NotificationParams
+
     from .resources import register
 
+    async def roots_changed(_: Any, __: NotificationParams) -> None:
+        handle.roots.changed()
+
+    # MCPServer has no public door for this notification yet; its low-level server does
+    server._lowlevel_server.add_notification_handler(
+        "notifications/roots/list_changed", NotificationParams, roots_changed
+    )
     register(server, handle)
 
     @server.tool(
@@ -138,6 +177,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
     )
     async def remember(
+        ctx: Context[Any, Any],
         text: Annotated[str, Field(min_length=1, max_length=4000, description="one concise, self-contained bullet")],
         scope: Scope = None,
         tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=20)] | None = None,
@@ -148,6 +188,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         return await _run(
             handle,
             lambda m: _result(RememberOut.of(m.remember(text, scope=scope, tags=tags or ())), render.remember_text),
+            ctx,
         )
 
     @server.tool(
@@ -156,6 +197,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
     )
     async def recall(
+        ctx: Context[Any, Any],
         query: Annotated[
             str, Field(min_length=1, max_length=2000, description="what you are about to do or the error")
         ],
@@ -171,6 +213,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
                 RecallOut.of(m.recall(query, scope=scope, max_results=max_results, token_budget=token_budget)),
                 render.recall_text,
             ),
+            ctx,
         )
 
     @server.tool(
@@ -179,6 +222,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
     )
     async def list_conflicts(
+        ctx: Context[Any, Any],
         scope: Scope = None,
         include_overlaps: Annotated[bool, Field(description="also similar pairs with no contradiction")] = False,
     ) -> Annotated[CallToolResult, ConflictsOut]:
@@ -192,6 +236,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
                 ConflictsOut(conflicts=[ConflictOut.of(v) for v in m.list_conflicts(scope, include_overlaps)]),
                 render.conflicts_text,
             ),
+            ctx,
         )
 
     @server.tool(
@@ -200,6 +245,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
     )
     async def forget(
+        ctx: Context[Any, Any],
         ids: Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=200)] | None = None,
         query: Annotated[str | None, Field(max_length=2000, description="forget what recall returns")] = None,
         confirm: Annotated[bool, Field(description="required to apply a query-based forget")] = False,
@@ -215,7 +261,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
             done = m.forget(ids, purge=purge) if ids else m.forget_matching(query or "", scope=scope, confirm=confirm)
             return _result(ForgetOut.of(done), render.forget_text)
 
-        return await _run(handle, act)
+        return await _run(handle, act, ctx)
 
     @server.tool(
         name="resolve_conflict",
@@ -223,6 +269,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
     )
     async def resolve_conflict(
+        ctx: Context[Any, Any],
         conflict_id: Annotated[str, Field(min_length=1, max_length=100)],
         keep: Annotated[Literal["a", "b", "both", "merge"], Field(description="a, b, both, or merge into a")],
     ) -> Annotated[CallToolResult, ResolveOut]:
@@ -237,7 +284,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
             out = ResolveOut(conflict_id=conflict.id, kept=keep, merged=BulletOut.of(merged) if merged else None)
             return _result(out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
 
-        return await _run(handle, act)
+        return await _run(handle, act, ctx)
 
     @server.tool(
         name="reflect",
@@ -273,7 +320,7 @@ def build_server(settings: Settings, cwd: Path | None = None) -> MCPServer[Any]:
             done = run_reflect(m, text, path=file, mode=mode, dry_run=dry_run, scope=scope, progress=report)
             return _result(ReflectOut.of(done), render.reflect_text)
 
-        return await _run(handle, act)
+        return await _run(handle, act, ctx)
 
     return server
 
@@ -294,7 +341,19 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(2, f"memx-mcp: {exc}\n")
     configure_logging(settings)
     private_files()
-    build_server(settings).run("stdio")
+    handle = MemoryHandle(settings, Path.cwd())
+
+    def stop(signum: int, _: object) -> None:
+        # clients stop servers with SIGINT or SIGTERM: leave at once and quietly, keeping the recall counts
+        handle.flush()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    if sys.stdin.isatty():  # a person typed it: say what it is instead of waiting in silence
+        sys.stderr.write(TERMINAL_HINT)
+        sys.stderr.flush()
+    build_server(settings, handle=handle).run("stdio")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,13 @@ HELPER_WAIT = 8.0  # seconds the first context hook waits for the helper it star
 
 def logger(settings: Settings) -> logging.Logger:
     log = logging.getLogger("memx_mcp.hook")
-    if not log.handlers:
-        folder = settings.home / "logs"
+    folder = settings.home / "logs"
+    target = str((folder / "hook.log").absolute())
+    files = [h for h in log.handlers if isinstance(h, RotatingFileHandler)]
+    for old in (h for h in files if h.baseFilename != target):
+        log.removeHandler(old)  # another data folder in the same process (the helper, tests): log to this one
+        old.close()
+    if not any(h.baseFilename == target for h in files):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         handler = RotatingFileHandler(folder / "hook.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -82,7 +87,11 @@ def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False,
         if event not in HANDLED:
             log.info("ignored event %r", event)
             return 0
-        path = Path(str(payload.get("transcript_path", ""))).expanduser()
+        raw_path = str(payload.get("transcript_path") or "")
+        path = Path(raw_path).expanduser()
+        if not raw_path or not path.is_file():  # `claude mcp list` ends sessions that never had a transcript
+            log.info("%s: no transcript to reflect (%s)", event, raw_path or "none given")
+            return 0
         session = str(payload.get("session_id", ""))
         cwd = str(payload.get("cwd", ""))
         from ..compose import open_memory
