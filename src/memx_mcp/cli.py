@@ -308,8 +308,8 @@ def _repair(args: argparse.Namespace, settings: Settings) -> int:
     lines.append(f"Recovered {b.recovered} bullet(s) and {c.recovered} conflict record(s).")
     if b.lost or c.lost:
         lines.append(
-            f"Lost {b.lost} bullet(s) and {c.lost} conflict record(s): their data file is unreadable "
-            "(the backup keeps it)."
+            f"Lost {b.lost} bullet(s) and {c.lost} conflict record(s): their data files are missing or cut short "
+            "(the backup keeps whatever was there)."
         )
     if b.unreadable:
         lines.append("The bullets table could not be read at all; its files are kept in the backup.")

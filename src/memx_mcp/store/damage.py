@@ -88,7 +88,10 @@ def inspect(root: Path, bullets_table: str | None, tables: tuple[str, ...]) -> F
                 f"{len(data_files(folder))} data file(s) are unreachable"
             )
         elif not folder.is_dir() and ever_written(root):
-            found.problems.append(f"the table folder {folder} is gone, but bullets were stored here")
+            found.problems.append(
+                f"the table folder {folder} is gone with its data files, but bullets were stored here (what it "
+                "held can only come back from a copy of that folder, or a `memx export` file through `memx import`)"
+            )
         cut = truncated(folder) if folder.is_dir() else []
         if cut:
             found.problems.append(

@@ -89,14 +89,18 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._vectors = VectorIndex(root / "generation")
         self._columns = bullet_schema(dim).names
         meta = self._read_meta()
-        if meta is None or not self._tables_exist(str(meta["bullets_table"])):
+        created = meta is None or not self._tables_exist(str(meta["bullets_table"]))
+        if created:
             meta = self._create(meta)
+        assert meta is not None
         if not allow_model_change:
             self._check_model(meta)
         self._bullets_name = str(meta["bullets_table"])
         self._bullets = self._open(self._bullets_name)
         self._conflicts = self._open(CONFLICTS)
         self._indexes_when_free()
+        if created:
+            self.checkpoint()
 
     # -- meta and tables ------------------------------------------------------------------------------
 
@@ -158,6 +162,9 @@ class LanceStore(ReflectionLog, ConflictTable):
         try:
             return self._db.open_table(name)
         except Exception as exc:
+            found = damage.inspect(self.root, name, (name,))
+            if found:
+                raise StoreDamagedError(found.message(self.root)) from exc
             raise StoreDamagedError(
                 f"the store at {self.root} is damaged: the table {name} cannot be opened ({exc}). To fix it, "
                 f"{damage.REPAIR_HINT}."
