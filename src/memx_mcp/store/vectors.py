@@ -81,7 +81,7 @@ class VectorIndex:
 
     def _read(self) -> str:
         try:
-            return self._file.read_text().strip()
+            return self._file.read_text(encoding="ascii", errors="replace").strip()
         except OSError:
             return ""
 
