@@ -16,9 +16,9 @@ import pytest
 from memx_mcp.config import Settings
 from memx_mcp.errors import DiskFullError, StoreBusyError
 from memx_mcp.memory import Memory
+from memx_mcp.retrieval.tokenize import query_terms
 from memx_mcp.store.embedder import FastEmbedEmbedder
 from memx_mcp.store.lance import LanceStore
-from memx_mcp.retrieval.tokenize import query_terms
 from memx_mcp.store.protocols import ReadyEmbedder
 
 from ..conftest import MODEL
