@@ -119,7 +119,7 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
     from .errors import StoreDamagedError
     from .store.damage import REPAIR_HINT, explain
 
-    fix = f"{REPAIR_HINT}; `memx export` first keeps a copy of what can be read"
+    fix = REPAIR_HINT
     try:
         start = time.perf_counter()
         memory = open_memory(settings, cwd=cwd)
