@@ -46,17 +46,20 @@ def as_json(done: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(done.stdout)
 
 
-def filled(home: Path) -> Path:
-    """A real store holding the six bullets, one data file each; its folder."""
+def filled(home: Path, reindexed: bool = False) -> Path:
+    """A real store holding the six bullets, one data file each (or, ``reindexed``, in the table a
+    ``memx reindex`` makes); its folder."""
     memory = open_memory(load_settings(home=home), cwd=home.parent, preload=True)
     for text in TEXTS:
         memory.remember(text, scope="global")
+    if reindexed:
+        memory.reindex()
     assert memory.store.count() == len(TEXTS)
     return home / "store"
 
 
 def damage(store: Path, case: str) -> None:
-    if case == "meta.json missing":
+    if case.startswith("meta.json missing"):
         (store / "meta.json").unlink()
     elif case == "manifests gone":
         shutil.rmtree(store / "lance" / "bullets.lance" / "_versions")
@@ -68,7 +71,12 @@ def damage(store: Path, case: str) -> None:
         raise AssertionError(case)
 
 
-CASES = [("meta.json missing", 6), ("manifests gone", 6), ("data file cut short", 5)]
+CASES = [
+    ("meta.json missing", 6),
+    ("meta.json missing after a reindex", 6),
+    ("manifests gone", 6),
+    ("data file cut short", 5),
+]
 
 
 @pytest.mark.parametrize(("case", "readable"), CASES)
@@ -76,7 +84,7 @@ def test_a_damaged_store_is_reported_and_repair_brings_back_the_readable_bullets
     tmp_path: Path, case: str, readable: int
 ) -> None:
     home = tmp_path / "home"
-    damage(filled(home), case)
+    damage(filled(home, reindexed="reindex" in case), case)
 
     listed = memx(home, "stats", "--json")
     assert listed.returncode == 1, listed.stdout  # not "0 bullets"
