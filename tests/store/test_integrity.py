@@ -15,6 +15,7 @@ import pytest
 
 from memx_mcp.config import Settings
 from memx_mcp.errors import DiskFullError, StoreBusyError
+from memx_mcp.files import atomic_write
 from memx_mcp.memory import Memory
 from memx_mcp.retrieval.tokenize import query_terms
 from memx_mcp.store.embedder import FastEmbedEmbedder
@@ -186,3 +187,13 @@ def test_a_full_disk_is_reported_as_such_and_a_remember_reported_failed_was_not_
             assert memory.store.get([result.bullet.id]), "reported stored, yet absent"
             outcomes["stored"] += 1
     assert outcomes["disk full"] and outcomes["stored"], outcomes
+
+
+def test_a_state_file_written_on_a_full_disk_leaves_no_half_written_copy(small_disk: Path) -> None:
+    target = small_disk / "generation"
+    atomic_write(target, "41")
+    _leave_free(small_disk / "filler", 0)
+    with pytest.raises(OSError):
+        atomic_write(target, "x" * 200_000)
+    assert target.read_text() == "41"
+    assert not list(small_disk.glob("*.tmp"))
