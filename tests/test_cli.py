@@ -93,7 +93,7 @@ def test_reindex_re_embeds_a_store_built_without_the_model(tmp_path: Path) -> No
 
 COMMANDS = (
     "remember recall show edit forget conflicts gc restore list export import reflect sanitize hook install "
-    "uninstall doctor stats reindex ui"
+    "uninstall doctor stats reindex repair ui"
 ).split()
 
 

@@ -249,3 +249,63 @@ def test_the_mcp_inspector_cli_lists_tools_and_resources_and_calls_recall(tmp_pa
     inspect("--method", "tools/call", "--tool-name", "remember", "--tool-arg", f"text={stored}")
     found = inspect("--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=make the tests faster")
     assert found["structuredContent"]["results"][0]["content"] == stored
+
+
+def _remember_in_cli(home: Path, text: str) -> None:
+    done = subprocess.run(
+        [*script("memx"), "--home", str(home), "remember", text, "--scope", "global"],
+        capture_output=True,
+        text=True,
+        env=env_for(home),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_server_started_while_another_process_writes_answers_and_writes_once_the_lock_is_free(
+    tmp_path: Path,
+) -> None:
+    from contextlib import ExitStack
+
+    from .store.test_integrity import hold_write_lock
+
+    home = tmp_path / "home"
+    _remember_in_cli(home, "Use pytest -n auto to run the suite in parallel")
+    lock = ExitStack()
+    lock.enter_context(hold_write_lock(home / "store"))  # as an 8,000-record import does for ~100 s
+
+    async def steps(s: ClientSession, init: Any) -> dict[str, Any]:
+        out = {"recall": await s.call_tool("recall", {"query": "run the tests in parallel", "scope": "global"})}
+        out["busy"] = await s.call_tool("remember", {"text": "Prefer ruff over black", "scope": "global"})
+        lock.close()  # the import is done
+        out["after"] = await s.call_tool("remember", {"text": "Prefer ruff over black", "scope": "global"})
+        return out
+
+    try:
+        out = run(home, tmp_path, steps, MEMX_LOCK_WAIT_SECONDS="2")
+    finally:
+        lock.close()
+    assert not out["recall"].is_error, out["recall"].content
+    assert out["recall"].structured_content["results"][0]["content"].startswith("Use pytest -n auto")
+    assert out["busy"].is_error and "the store is busy" in out["busy"].content[0].text
+    assert not out["after"].is_error, out["after"].content
+    assert out["after"].structured_content["action"] == "inserted"
+
+
+def test_a_store_that_failed_to_open_is_opened_again_by_the_next_call_after_a_repair(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _remember_in_cli(home, "Use pytest -n auto to run the suite in parallel")
+    (home / "store" / "meta.json").unlink()
+
+    async def steps(s: ClientSession, init: Any) -> dict[str, Any]:
+        out = {"damaged": await s.call_tool("recall", {"query": "run the tests in parallel", "scope": "global"})}
+        repaired = await anyio.run_process([*script("memx"), "--home", str(home), "repair"], env=env_for(home))
+        assert repaired.returncode == 0, repaired.stderr
+        out["after"] = await s.call_tool("recall", {"query": "run the tests in parallel", "scope": "global"})
+        return out
+
+    out = run(home, tmp_path, steps)
+    assert out["damaged"].is_error and "is damaged" in out["damaged"].content[0].text
+    assert "memx repair" in out["damaged"].content[0].text
+    assert not out["after"].is_error, out["after"].content
+    assert out["after"].structured_content["results"][0]["content"].startswith("Use pytest -n auto")

@@ -290,9 +290,46 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if failed else 0
 
 
+def _repair(args: argparse.Namespace, settings: Settings) -> int:
+    from .compose import open_store
+    from .store.repair import repair
+
+    done = repair(settings.home / "store", settings.model_name, settings.model_dim, settings.lock_wait_seconds)
+    store = open_store(settings)  # builds the indexes and keeps the first manifest copy
+    store.checkpoint()
+    b, c = done.bullets, done.conflicts
+    out = {
+        "backup": str(done.backup),
+        "problems": done.problems,
+        "bullets_recovered": b.recovered,
+        "bullets_lost": b.lost,
+        "bullets_unreadable": b.unreadable,
+        "conflicts_recovered": c.recovered,
+        "conflicts_lost": c.lost,
+        "notes": done.notes,
+    }
+    if args.json:
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        return 0
+    lines = [f"Backed up the store to {done.backup}."]
+    lines += [f"Found: {p}." for p in done.problems] or ["Found no damage; rebuilt it anyway."]
+    lines.append(f"Recovered {b.recovered} bullet(s) and {c.recovered} conflict record(s).")
+    if b.lost or c.lost:
+        lines.append(
+            f"Lost {b.lost} bullet(s) and {c.lost} conflict record(s): their data files are missing or cut short "
+            "(the backup keeps whatever was there)."
+        )
+    if b.unreadable:
+        lines.append("The bullets table could not be read at all; its files are kept in the backup.")
+    lines += done.notes
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    settings: Settings | None = None
     try:
         settings = load_settings(home=args.home)
         if args.command == "sanitize":
@@ -310,6 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _install(args, settings)
         if args.command == "doctor":
             return _doctor(args, settings)
+        if args.command == "repair":
+            return _repair(args, settings)
         configure_logging(settings)
         private_files()
         needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
@@ -325,6 +364,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: say so plainly; the traceback goes to the log at DEBUG
+        from .store.damage import explain
+
+        known = explain(exc, settings.home / "store") if settings is not None else None
+        if known is not None:
+            sys.stderr.write(f"memx: error: {known}\n")
+            return 0 if args.command == "hook" else 1
         logging.getLogger("memx_mcp.cli").debug("unexpected error", exc_info=True)
         sys.stderr.write(f"memx: unexpected error ({type(exc).__name__}: {exc}); MEMX_LOG_LEVEL=DEBUG shows more\n")
         return 0 if args.command == "hook" else 1

@@ -140,4 +140,5 @@ def build_parser() -> argparse.ArgumentParser:
     add("doctor", "check the installation; exit 1 on a failure", "memx doctor --json", unscoped)
     add("stats", "what the store holds, with a decay histogram", "memx stats --json", unscoped)
     add("reindex", "re-embed every bullet with the configured model", "memx reindex", unscoped)
+    add("repair", "rebuild a damaged store from what is on disk (backs it up first)", "memx repair", unscoped)
     return parser

@@ -44,6 +44,7 @@ def open_store(settings: Settings, *, allow_model_change: bool = False) -> Lance
         settings.model_name,
         settings.model_dim,
         allow_model_change=allow_model_change,
+        lock_wait=settings.lock_wait_seconds,
     )
 
 

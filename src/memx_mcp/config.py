@@ -111,6 +111,10 @@ class Settings:
         default=10.0,
         metadata={"doc": "how long a call waits for the model to load before going keyword-only"},
     )
+    lock_wait_seconds: float = field(
+        default=30.0,
+        metadata={"doc": "how long a write waits for another process's write before saying the store is busy"},
+    )
     log_level: str = field(default="WARNING", metadata={"doc": "stderr log level"})
     secret_patterns: str = field(
         default="",

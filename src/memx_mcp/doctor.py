@@ -105,24 +105,10 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     checks = [*_environment(), _telemetry(), *_data_folder(settings.home)]
     if checks[-1].status == "FAIL":
         return checks
-    from .compose import open_memory
-
-    try:
-        start = time.perf_counter()
-        memory = open_memory(settings, cwd=cwd)
-        seconds = time.perf_counter() - start
-    except Exception as exc:
-        checks.append(Check("FAIL", "store", f"cannot open: {exc}", "see the message; `memx export` keeps a copy"))
+    memory, store_check = _store(settings, cwd)
+    checks.append(store_check)
+    if memory is None:
         return checks
-    meta = json.loads((settings.home / "store" / "meta.json").read_text())
-    checks.append(
-        Check(
-            "OK",
-            "store",
-            f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {memory.store.count()} bullets, "
-            f"{memory.store.size_bytes() / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
-        )
-    )
     vectors, note = memory.embed_texts(["memx doctor probe"])
     if vectors and len(vectors[0]) == settings.model_dim:
         checks.append(Check("OK", "model", f"{settings.model_name}: a {len(vectors[0])}-d embedding"))
@@ -149,7 +135,40 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     return checks
 
 
+def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
+    """Open the store and read every row's id: a table with a data file cut short opens fine and fails
+    only when that file is read."""
+    from .compose import open_memory
+    from .errors import StoreDamagedError
+    from .store.damage import REPAIR_HINT, explain
+
+    fix = REPAIR_HINT
+    try:
+        start = time.perf_counter()
+        memory = open_memory(settings, cwd=cwd)
+        seconds = time.perf_counter() - start
+        unread = memory.store.verify()
+    except StoreDamagedError as exc:
+        return None, Check("FAIL", "store", str(exc), fix)
+    except Exception as exc:
+        known = explain(exc, settings.home / "store")
+        if isinstance(known, StoreDamagedError):
+            return None, Check("FAIL", "store", str(known), fix)
+        return None, Check("FAIL", "store", f"cannot open: {known or exc}", "see the message")
+    if unread:
+        return None, Check("FAIL", "store", unread, fix)
+    meta = json.loads((settings.home / "store" / "meta.json").read_text())
+    return memory, Check(
+        "OK",
+        "store",
+        f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {memory.store.count()} bullets, "
+        f"{memory.store.size_bytes() / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
+    )
+
+
 def _self_test(memory: Memory) -> Check:
+    """remember → recall → forget in a scope of its own; whatever happens midway, every bullet of that
+    scope is erased before it returns."""
     scope = f"project:memx-doctor-{uuid.uuid4().hex[:8]}"
     text = f"memx doctor self-test {uuid.uuid4().hex}: remember, recall and forget work"
     try:
@@ -159,10 +178,25 @@ def _self_test(memory: Memory) -> Check:
         memory.forget([stored.bullet.id], purge=True)
         seconds = time.perf_counter() - start
     except Exception as exc:
-        return Check("FAIL", "self-test", f"remember → recall → forget failed: {exc}", "run with MEMX_LOG_LEVEL=DEBUG")
+        left = _clean_up(memory, scope)
+        return Check(
+            "FAIL", "self-test", f"remember → recall → forget failed: {exc}{left}", "run with MEMX_LOG_LEVEL=DEBUG"
+        )
     if not found.hits or found.hits[0].bullet.id != stored.bullet.id:
         return Check("FAIL", "self-test", "a bullet just remembered was not recalled", "run `memx reindex`")
     return Check("OK", "self-test", f"remember → recall ({found.mode}) → forget in {seconds:.2f} s")
+
+
+def _clean_up(memory: Memory, scope: str) -> str:
+    """Erase the self-test's bullets; a note when even that failed (the test bullet is still there)."""
+    from .store.sql import sql_str
+
+    try:
+        ids = [b.id for b in memory.store.all_bullets(f"scope = {sql_str(scope)}")]
+        memory.store.delete(ids)
+    except Exception as exc:
+        return f" (its test bullet in {scope} could not be erased either: {exc})"
+    return ""
 
 
 def _clients(places: Places) -> list[Check]:

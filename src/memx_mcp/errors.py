@@ -7,7 +7,10 @@ silence (a log line) in hooks.
     ├── NotFoundError            an id that is not in the store
     ├── StoreError               the store cannot be opened or written
     │   ├── ModelMismatchError   the store was embedded with another model: run `memx reindex`
-    │   └── SchemaVersionError   the store was written by a newer memx
+    │   ├── SchemaVersionError   the store was written by a newer memx
+    │   ├── StoreBusyError       another process held the write lock too long
+    │   ├── StoreDamagedError    files of the store are missing or unreadable: run `memx repair`
+    │   └── DiskFullError        the disk is full (ENOSPC): nothing half-written is reported as stored
     └── EmbedderUnavailable      the embedding model cannot load (memx goes keyword-only)
 """
 
@@ -39,6 +42,18 @@ class ModelMismatchError(StoreError):
 
 
 class SchemaVersionError(StoreError):
+    pass
+
+
+class StoreBusyError(StoreError):
+    pass
+
+
+class StoreDamagedError(StoreError):
+    pass
+
+
+class DiskFullError(StoreError):
     pass
 
 

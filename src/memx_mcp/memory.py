@@ -14,7 +14,7 @@ from pathlib import Path
 from . import curator
 from .config import Settings
 from .decay import DecayParams
-from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError
+from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError, StoreError
 from .inputs import (
     MAX_CONTENT_CHARS,
     MAX_IDS,
@@ -237,7 +237,11 @@ class Memory:
             )
             for c in decision.conflicts
         )
-        self.store.add_conflicts(conflicts)
+        try:
+            self.store.add_conflicts(conflicts)
+        except StoreError as exc:  # the bullet is stored: say so, and say precisely what was not
+            log.warning("conflict records not written: %s", exc)
+            notes = (*notes, f"stored, but its {len(conflicts)} conflict record(s) could not be written: {exc}")
         action: RememberAction = "inserted_with_conflict" if conflicts else "inserted"
         return RememberResult(action=action, bullet=bullet, conflicts=conflicts, notes=notes)
 

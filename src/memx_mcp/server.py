@@ -57,17 +57,20 @@ Waiting for MCP messages on stdin; Ctrl-C stops.
 
 
 class MemoryHandle:
-    """Opens Memory on a background thread so that start-up never waits for LanceDB or the model."""
+    """Opens Memory on a background thread so that start-up never waits for LanceDB or the model. An open
+    that failed (a damaged store being repaired, a full disk) is tried again by the next call, so the
+    server recovers without a restart."""
 
     def __init__(self, settings: Settings, cwd: Path) -> None:
         self._settings = settings
-        self._cwd = cwd
         self._ready = threading.Event()
         self._memory: Memory | None = None
         self._error: BaseException | None = None
         self._started = False
         self.cwd = cwd
         self.roots = ClientRoots()
+        self._reopen = threading.Lock()
+        self.store_root = settings.home / "store"
 
     def start(self) -> None:
         if not self._started:
@@ -76,9 +79,7 @@ class MemoryHandle:
 
     def _open(self) -> None:
         try:
-            from .compose import open_memory
-
-            self._memory = open_memory(self._settings, cwd=self._cwd, defer_reinforcement=True, warm=True)
+            self._memory = self._build(warm=True)
         except BaseException as exc:
             self._error = exc
             if not sys.is_finalizing():  # stdin closed during start-up: nothing to report
@@ -94,12 +95,35 @@ class MemoryHandle:
             except Exception as exc:
                 log.warning("could not write the pending recall counts: %s", exc)
 
+    def _build(self, warm: bool) -> Memory:
+        from .compose import open_memory
+
+        return open_memory(self._settings, cwd=self.cwd, defer_reinforcement=True, warm=warm)
+
     def get(self) -> Memory:
         self.start()
         self._ready.wait()
-        if self._memory is None:
-            raise MemxError(f"the memory store could not be opened: {self._error}")
-        return self._memory
+        if self._memory is not None:
+            return self._memory
+        with self._reopen:  # calls arriving together open it once
+            if self._memory is None:
+                try:
+                    self._memory = self._build(warm=False)
+                except MemxError as exc:
+                    raise MemxError(f"the memory store could not be opened: {exc}") from exc
+                except Exception as exc:
+                    log.exception("cannot open the memory store")
+                    raise MemxError(f"the memory store could not be opened ({type(exc).__name__}: {exc})") from exc
+            return self._memory
+
+    def forget_damaged(self, error: BaseException) -> None:
+        """After damage was reported, the next call opens the store again (``memx repair`` may have
+        rebuilt it meanwhile) instead of keeping the broken tables."""
+        from .errors import StoreDamagedError
+
+        if isinstance(error, StoreDamagedError):
+            with self._reopen:
+                self._memory = None
 
 
 def _result(model: M, text: Callable[[M], str]) -> CallToolResult:
@@ -126,8 +150,16 @@ async def _run(
     try:
         return await anyio.to_thread.run_sync(call)
     except MemxError as exc:
+        handle.forget_damaged(exc)
         raise ToolError(str(exc)) from exc
     except Exception as exc:
+        from .store.damage import explain
+
+        known = explain(exc, handle.store_root)
+        if known is not None:
+            log.error("tool failed: %s", exc)
+            handle.forget_damaged(known)
+            raise ToolError(str(known)) from exc
         log.exception("tool failed")
         raise ToolError(f"internal error ({type(exc).__name__}); see the server log on stderr") from exc
 

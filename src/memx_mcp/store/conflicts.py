@@ -17,11 +17,15 @@ class ConflictTable:
     def write_lock(self) -> AbstractContextManager[None]:
         raise NotImplementedError
 
+    def _keep_manifest(self, name: str) -> None:
+        raise NotImplementedError
+
     def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:
         if conflicts:
             with self.write_lock():
                 rows = [conflict_to_row(c) for c in conflicts]
                 _retry(lambda: self._conflicts.add(rows), "add_conflicts")
+                self._keep_manifest("conflicts")
 
     def conflicts(self, scopes: Sequence[str], status: str = "open") -> list[Conflict]:
         where = f"status = {sql_str(status)} AND scope IN {sql_list(scopes)}"
@@ -45,6 +49,7 @@ class ConflictTable:
                     ),
                     "resolve_conflicts",
                 )
+                self._keep_manifest("conflicts")
 
     def count_conflicts(self, status: str = "open") -> int:
         return int(self._conflicts.count_rows(f"status = {sql_str(status)}"))

@@ -12,15 +12,17 @@ import json
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelMismatchError, SchemaVersionError, StoreError
+from ..errors import ModelMismatchError, SchemaVersionError, StoreBusyError, StoreDamagedError
 from ..files import atomic_write
 from ..models import Bullet, Status
+from . import damage
 from .conflicts import ConflictTable
 from .fulltext import FullTextReader
 from .lock import file_lock
@@ -37,6 +39,19 @@ from .vectors import VectorIndex
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+_LAST = 2**64 - 1
+
+
+def _version_order(path: Path) -> int:
+    """Sort key putting the newest manifest first: LanceDB names them ``u64::MAX - version`` (v2 paths)
+    or ``version`` (v1 paths)."""
+    try:
+        number = int(path.stem)
+    except ValueError:
+        return _LAST
+    return number if number > _LAST // 2 else _LAST - number
+
+
 CONFLICTS = "conflicts"
 __all__ = ["LanceStore", "sql_list", "sql_str"]
 
@@ -50,13 +65,19 @@ class LanceStore(ReflectionLog, ConflictTable):
         *,
         optimize_every: int = 20,
         allow_model_change: bool = False,
+        lock_wait: float = 30.0,
     ) -> None:
+        """Opening never takes the write lock on a store that exists (a long import in another process
+        does not hold it up); only creating a new store, or the indexes a store lacks, writes, and the
+        indexes wait for a free lock rather than for the writer. Damage is reported, never papered over
+        with a new empty table."""
         import lancedb
 
         self.root = root
         self.model_name = model_name
         self.dim = dim
         self.optimize_every = optimize_every
+        self.lock_wait = lock_wait
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._meta_path = root / "meta.json"
         self._lock_path = root / "write.lock"
@@ -67,52 +88,101 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._fulltext = FullTextReader(str(root / "lance"), session)
         self._vectors = VectorIndex(root / "generation")
         self._columns = bullet_schema(dim).names
-        with self.write_lock():
-            meta = self._load_or_create_meta()
-            if not allow_model_change:
-                self._check_model(meta)
-            self._bullets_name = str(meta["bullets_table"])
-            self._bullets = self._open_or_create(self._bullets_name, bullet_schema(int(meta["dim"])))
-            self._conflicts = self._open_or_create(CONFLICTS, conflict_schema())
-            self._ensure_indexes()
+        meta = self._read_meta()
+        created = meta is None or not self._tables_exist(str(meta["bullets_table"]))
+        if created:
+            meta = self._create(meta)
+        assert meta is not None
+        if not allow_model_change:
+            self._check_model(meta)
+        self._bullets_name = str(meta["bullets_table"])
+        self._bullets = self._open(self._bullets_name)
+        self._conflicts = self._open(CONFLICTS)
+        self._indexes_when_free()
+        if created:
+            self.checkpoint()
 
     # -- meta and tables ------------------------------------------------------------------------------
 
-    def _load_or_create_meta(self) -> dict[str, Any]:
-        if self._meta_path.is_file():
-            try:
-                meta: dict[str, Any] = json.loads(self._meta_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise StoreError(f"cannot read {self._meta_path}: {exc}") from exc
+    def _read_meta(self) -> dict[str, Any] | None:
+        """``meta.json`` brought up to SCHEMA_VERSION (written back when the lock is free), or None for a
+        folder where nothing was stored yet; missing beside existing tables, it is damage."""
+        if not self._meta_path.is_file():
+            found = damage.inspect(self.root, None, ())
+            if found:
+                raise StoreDamagedError(found.message(self.root))
+            return None
+        try:
+            meta: dict[str, Any] = json.loads(self._meta_path.read_text(encoding="utf-8"))
             version = int(meta.get("schema_version", 0))
-            if version > SCHEMA_VERSION:
-                raise SchemaVersionError(
-                    f"the store at {self.root} has schema version {version}; this memx reads up to "
-                    f"{SCHEMA_VERSION}: upgrade memx-mcp to open it"
-                )
-            if version < SCHEMA_VERSION:
-                meta = self._migrate(meta, version)
-            return meta
-        meta = {
-            "schema_version": SCHEMA_VERSION,
-            "model": self.model_name,
-            "dim": self.dim,
-            "bullets_table": "bullets",
-            "created_at": datetime.now().astimezone().isoformat(),
-        }
-        self._write_meta(meta)
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise StoreDamagedError(
+                f"the store at {self.root} is damaged: {self._meta_path} cannot be read ({exc}). To fix it, "
+                f"{damage.REPAIR_HINT}."
+            ) from exc
+        if version > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"the store at {self.root} has schema version {version}; this memx reads up to "
+                f"{SCHEMA_VERSION}: upgrade memx-mcp to open it"
+            )
+        if version < SCHEMA_VERSION:
+            meta = self._migrate(meta, version)
         return meta
 
+    def _tables_exist(self, bullets: str) -> bool:
+        names = set(self._db.list_tables().tables)
+        if {bullets, CONFLICTS} <= names:
+            return True
+        found = damage.inspect(self.root, bullets, (bullets, CONFLICTS))
+        if found:
+            raise StoreDamagedError(found.message(self.root))
+        return False
+
+    def _create(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+        """A first use: meta, both tables and their indexes, under the lock (another process may be
+        creating the same store: whoever comes second finds it done)."""
+        with self.write_lock():
+            meta = self._read_meta() or meta
+            if meta is None:
+                meta = {
+                    "schema_version": SCHEMA_VERSION,
+                    "model": self.model_name,
+                    "dim": self.dim,
+                    "bullets_table": "bullets",
+                    "created_at": datetime.now().astimezone().isoformat(),
+                }
+                self._write_meta(meta)
+            name = str(meta["bullets_table"])
+            if not self._tables_exist(name):
+                for table, schema in ((name, bullet_schema(int(meta["dim"]))), (CONFLICTS, conflict_schema())):
+                    self._db.create_table(table, schema=schema, exist_ok=True)
+            return meta
+
+    def _open(self, name: str) -> Any:
+        try:
+            return self._db.open_table(name)
+        except Exception as exc:
+            found = damage.inspect(self.root, name, (name,))
+            if found:
+                raise StoreDamagedError(found.message(self.root)) from exc
+            raise StoreDamagedError(
+                f"the store at {self.root} is damaged: the table {name} cannot be opened ({exc}). To fix it, "
+                f"{damage.REPAIR_HINT}."
+            ) from exc
+
     def _migrate(self, meta: dict[str, Any], version: int) -> dict[str, Any]:
-        """Bring an older store's metadata up to SCHEMA_VERSION, one step at a time, then record it."""
+        """Bring an older store's metadata up to SCHEMA_VERSION, one step at a time; recorded on disk when
+        no other process is writing (until then each open migrates it again, in memory)."""
         if version < 1:  # 0: before versioning, the bullets table had its plain name
             meta.setdefault("bullets_table", "bullets")
             meta.setdefault("model", self.model_name)
             meta.setdefault("dim", self.dim)
         meta["schema_version"] = SCHEMA_VERSION
         meta["migrated_from"] = version
-        self._write_meta(meta)
-        log.info("store migrated from schema %d to %d", version, SCHEMA_VERSION)
+        with self.write_lock_if_free() as free:
+            if free:
+                self._write_meta(meta)
+                log.info("store migrated from schema %d to %d", version, SCHEMA_VERSION)
         return meta
 
     def _write_meta(self, meta: dict[str, Any]) -> None:
@@ -126,10 +196,20 @@ class LanceStore(ReflectionLog, ConflictTable):
                 "re-embed it with the configured model, or set MEMX_MODEL_NAME back."
             )
 
-    def _open_or_create(self, name: str, schema: Any) -> Any:
-        return self._db.create_table(name, schema=schema, exist_ok=True)
+    def _indexes_when_free(self) -> None:
+        """Indexes a store lacks are built when no other process is writing (a reader never waits for
+        them: keyword search reports its layer skipped until the index exists)."""
+        if self._missing_indexes():
+            with self.write_lock_if_free() as free:
+                if free:
+                    self._ensure_indexes()
 
-    def _ensure_indexes(self) -> None:
+    def _missing_indexes(self) -> bool:
+        indices = self._bullets.list_indices()
+        indexed = {tuple(ix.columns) for ix in indices}
+        return not ({("id",), ("scope",), ("status",)} <= indexed and any(ix.index_type == "FTS" for ix in indices))
+
+    def _ensure_indexes(self, rebuild_fulltext: bool = False) -> None:
         """The full-text index on ``terms``, a B-tree on ``id`` (fetching candidates by id), and bitmaps on
         ``scope`` and ``status``: every search filters on both first, and without them that filter reads
         every row (a full-text query at 100k bullets: ~7 ms with the scan, ~2.5 ms with the bitmaps)."""
@@ -142,7 +222,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         for column in ("scope", "status"):
             if (column,) not in indexed:
                 self._bullets.create_index(column, config=Bitmap(), replace=True)
-        if any(ix.index_type == "FTS" for ix in indices):
+        if any(ix.index_type == "FTS" for ix in indices) and not rebuild_fulltext:
             return
         config = FTS(
             base_tokenizer="whitespace",  # memx tokenizes `terms` itself (code parts, CJK bigrams)
@@ -157,8 +237,9 @@ class LanceStore(ReflectionLog, ConflictTable):
     # -- locking and upkeep ---------------------------------------------------------------------------
 
     @contextmanager
-    def write_lock(self) -> Iterator[None]:
-        """Re-entrant within a process, exclusive across processes."""
+    def write_lock(self, wait: float | None = None) -> Iterator[None]:
+        """Re-entrant within a process, exclusive across processes; waits ``wait`` seconds (default: the
+        store's ``lock_wait``) for another process's write, then raises StoreBusyError."""
         with self._thread_lock:
             if self._depth:
                 self._depth += 1
@@ -167,35 +248,83 @@ class LanceStore(ReflectionLog, ConflictTable):
                 finally:
                     self._depth -= 1
                 return
-            with file_lock(self._lock_path):
+            with file_lock(self._lock_path, self.lock_wait if wait is None else wait):
                 self._depth = 1
                 try:
                     yield
                 finally:
                     self._depth = 0
 
+    @contextmanager
+    def write_lock_if_free(self) -> Iterator[bool]:
+        """The write lock if no other process holds it now (True), else nothing (False): for upkeep that
+        can wait for a later call, never for a reader."""
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(self.write_lock(wait=0))
+                free = True
+            except StoreBusyError:
+                free = False
+            yield free
+
     def _after_write(
         self, changed: Sequence[Bullet] = (), removed: Sequence[str] = (), exact: bool = True, vectors: bool = True
     ) -> None:
-        """Tell the vector index what changed (readers elsewhere reload), and compact now and then."""
+        """After a commit: tell the vector index what changed (readers elsewhere reload), keep a copy of
+        the manifest, compact now and then. The write is stored: nothing here may report it failed."""
         if vectors:
-            self._vectors.bump(changed, removed, exact)
+            try:
+                self._vectors.bump(changed, removed, exact)
+            except OSError as exc:  # a full disk: the next bump that succeeds makes every reader reload
+                log.warning("the change counter could not be written (%s): readers catch up at the next write", exc)
+        self._keep_manifest(self._bullets_name)
         if self._bullets.version % self.optimize_every == 0:
             self.optimize()
 
-    def optimize(self) -> None:
-        """Compact fragments, fold new rows into the indexes and drop versions older than ten minutes
-        (readers in other processes may still be on a recent one)."""
-        with self.write_lock():
-            for table in (self._bullets, self._conflicts):
+    def _keep_manifest(self, name: str) -> None:
+        """Copy the table's newest manifest to ``recovery/NAME/``: with the table's ``_versions`` lost, the
+        rows are still on disk but unreachable, and ``memx repair`` puts this copy back. A few KB per write."""
+        folder = damage.table_dir(self.root / "lance", name) / "_versions"
+        try:
+            newest = min(folder.glob("*.manifest"), key=_version_order, default=None)
+            if newest is None:
+                return
+            keep = self.root / "recovery" / name
+            keep.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic_write(keep / newest.name, newest.read_bytes())
+            for old in keep.glob("*.manifest"):
+                if old.name != newest.name:
+                    old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not keep a copy of the %s manifest: %s", name, exc)
 
-                def compact(t: Any = table) -> None:
-                    t.optimize(cleanup_older_than=timedelta(minutes=10))
+    def checkpoint(self) -> None:
+        """Keep copies of both tables' newest manifests now (``memx repair`` does it after a rebuild)."""
+        for name in (self._bullets_name, CONFLICTS):
+            self._keep_manifest(name)
+
+    def optimize(self, erase: bool = False) -> None:
+        """Compact fragments, fold new rows into the indexes and drop versions older than ten minutes
+        (readers in other processes may still be on a recent one). ``erase`` drops every old version now
+        and rebuilds the full-text index: what was deleted is gone from the disk (``forget --purge``)."""
+        with self.write_lock():
+            for table, name in ((self._bullets, self._bullets_name), (self._conflicts, CONFLICTS)):
+                older = timedelta(0) if erase else timedelta(minutes=10)
+
+                def compact(t: Any = table, older: timedelta = older) -> None:
+                    with warnings.catch_warnings():  # erasing: readers elsewhere re-read the latest version
+                        warnings.filterwarnings("ignore", "optimize.cleanup_older_than=0", UserWarning)
+                        t.optimize(cleanup_older_than=older, delete_unverified=erase)
 
                 try:
+                    if erase and table is self._bullets:
+                        _retry(lambda: self._ensure_indexes(rebuild_fulltext=True), "rebuild the full-text index")
                     _retry(compact, "optimize")
                 except Exception as exc:  # compaction is upkeep: never fail a write for it
+                    if erase:
+                        raise
                     log.warning("compaction skipped: %s", exc)
+                self._keep_manifest(name)
 
     # -- bullets --------------------------------------------------------------------------------------
 
@@ -224,10 +353,15 @@ class LanceStore(ReflectionLog, ConflictTable):
             self._after_write(changed=bullets, vectors=vectors_changed)
 
     def delete(self, ids: Sequence[str]) -> None:
+        """Erase bullets now, and the conflict records that quote them: the table's old versions and the
+        full-text index still held their text, so both are rewritten before this returns."""
         if ids:
             with self.write_lock():
                 _retry(lambda: self._bullets.delete(f"id IN {sql_list(ids)}"), "delete")
-                self._after_write(removed=ids)
+                quoted = f"a_id IN {sql_list(ids)} OR b_id IN {sql_list(ids)}"
+                _retry(lambda: self._conflicts.delete(quoted), "delete conflicts")
+                self._vectors.bump((), ids, True)
+                self.optimize(erase=True)
 
     def get(self, ids: Sequence[str]) -> list[Bullet]:
         if not ids:
@@ -317,7 +451,8 @@ class LanceStore(ReflectionLog, ConflictTable):
         under the lock, so concurrent recalls from other processes are all counted)."""
         if not counts:
             return
-        with self.write_lock():
+        # Bookkeeping on a read's path: a moment's contention is waited out, a long writer is not.
+        with self.write_lock(wait=min(self.lock_wait, 0.2)):
             bullets = self.get(list(counts))
             reinforced = [
                 b.with_changes(recall_count=b.recall_count + counts[b.id], last_recalled_at=now) for b in bullets
@@ -347,6 +482,19 @@ class LanceStore(ReflectionLog, ConflictTable):
     def count(self, where: str | None = None) -> int:
         return int(self._bullets.count_rows(where))
 
+    def verify(self) -> str:
+        """ "" when every row of both tables can be read, else what could not be (for ``memx doctor``):
+        reading each row's id opens every data file."""
+        for name, table in ((self._bullets_name, self._bullets), (CONFLICTS, self._conflicts)):
+            try:
+                for _ in table.search().select(["id"]).limit(None).to_batches(8192):
+                    pass
+            except Exception as exc:
+                cut = damage.truncated(damage.table_dir(self.root / "lance", name))
+                what = f"{len(cut)} data file(s) cut short ({', '.join(p.name for p in cut[:3])})" if cut else exc
+                return f"the store at {self.root} is damaged: the table {name} cannot be read whole: {what}"
+        return ""
+
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
 
@@ -354,8 +502,8 @@ class LanceStore(ReflectionLog, ConflictTable):
         """Write ``bullets`` (re-embedded by the caller) into a fresh table for ``model_name`` and switch
         the store to it; the old table is dropped only after the switch."""
         with self.write_lock():
-            meta = self._load_or_create_meta()
-            old = str(meta["bullets_table"])
+            meta = self._read_meta() or {}
+            old = self._bullets_name
             new = f"bullets_{int(time.time() * 1000)}"
             table = self._db.create_table(new, schema=bullet_schema(dim))
             if bullets:
@@ -367,6 +515,7 @@ class LanceStore(ReflectionLog, ConflictTable):
             self._fulltext.forget(old)
             self._ensure_indexes()
             self._vectors.bump(exact=False)
+            self.checkpoint()
             try:
                 self._db.drop_table(old)
             except Exception as exc:

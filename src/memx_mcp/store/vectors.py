@@ -77,25 +77,50 @@ class VectorIndex:
         self._rows: pa.Table | None = None
         self._changes = generation_file.with_name(generation_file.name + ".log")
         self._mutating = threading.RLock()  # one change to the copy at a time, and one reload
+        self._missed = False  # a bump failed to be written: the next one cannot be told exactly
 
     def _read(self) -> str:
         try:
-            return self._file.read_text().strip()
+            return self._file.read_text(encoding="ascii", errors="replace").strip()
         except OSError:
             return ""
 
     def bump(self, added: Sequence[Bullet] = (), removed: Sequence[str] = (), exact: bool = True) -> None:
         """Called by writers, under the store's write lock. When this copy was current and the change is
-        known exactly, it is updated in place; other processes catch up on their next search."""
+        known exactly, it is updated in place; other processes catch up on their next search. A counter
+        that is not a number (a damaged file) counts as unknown: the next number after the log's newest,
+        logged as a change that makes every reader reload."""
         before = self._read()
-        value = str(int(before or 0) + 1)
+        known = before.isdigit() and not self._missed
+        exact = exact and known
+        value = str((int(before) if before.isdigit() else self._newest_logged()) + 1)
         change = {"g": int(value), "ids": [b.id for b in added], "removed": list(removed)} if exact else None
-        self._log_change(change or {"g": int(value), "full": True})
-        atomic_write(self._file, value)  # after the log: a reader that sees the generation finds its entry
+        try:
+            self._log_change(change or {"g": int(value), "full": True})
+            atomic_write(self._file, value)  # after the log: a reader that sees the generation finds its entry
+        except OSError:
+            self._missed = True  # this change is not logged: the next bump tells everyone to reload
+            with self._mutating:
+                self._seen = None
+            raise
+        self._missed = False
         with self._mutating:
             if exact and self._seen is not None and self._seen == before and self._rows is not None:
                 self._apply(added, removed)
                 self._seen = value
+
+    def _newest_logged(self) -> int:
+        try:
+            lines = self._changes.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return 0
+        newest = 0
+        for line in lines:
+            try:
+                newest = max(newest, int(json.loads(line)["g"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+        return newest
 
     def _log_change(self, change: dict[str, Any]) -> None:
         line = json.dumps(change) + "\n"
