@@ -522,3 +522,49 @@ def test_an_action_on_a_bullet_erased_by_another_process_shows_an_error(
     assert "does not answer" in message
     browser.find_element(By.ID, "tab-stats").click()
     assert "does not answer" in wait_for(browser, lambda d: d.find_element(By.ID, "stats-error").text)
+
+
+def test_the_page_api_pages_sorts_filters_and_marks_what_recall_returns(memory: Memory) -> None:
+    fill_big_store(memory, n=300)
+    status, first = dispatch(memory, "GET", "/api/page", {"scope": "*", "limit": "100"}, {})
+    assert status == 200 and first["total"] == 306 and len(first["bullets"]) == 100
+    second = dispatch(memory, "GET", "/api/page", {"scope": "*", "limit": "100", "offset": "100"}, {})[1]
+    assert not {b["id"] for b in first["bullets"]} & {b["id"] for b in second["bullets"]}
+    stalest = dispatch(memory, "GET", "/api/page", {"sort": "stalest"}, {})[1]["bullets"]
+    assert [b["decay_weight"] for b in stalest] == sorted(b["decay_weight"] for b in stalest)
+    gc = dispatch(memory, "GET", "/api/gc-preview", {}, {})[1]
+    band = dispatch(memory, "GET", "/api/page", {"band": "<0.02 (gc)", "limit": "500"}, {})[1]
+    assert gc["would_archive"] == band["total"] > 0 and set(gc["ids"]) == {b["id"] for b in band["bullets"]}
+    text = dispatch(memory, "GET", "/api/page", {"text": "0042_ADD_INVOICE"}, {})[1]
+    assert text["total"] == 1 and "0042_add_invoice" in text["bullets"][0]["content"]
+    assert dispatch(memory, "GET", "/api/page", {"sort": "oldest"}, {})[0] == 400
+    assert dispatch(memory, "GET", "/api/page", {"offset": "x"}, {})[0] == 400
+    assert dispatch(memory, "GET", "/api/page", {"band": "nope"}, {})[0] == 400
+
+    found = dispatch(memory, "GET", "/api/search-marked", {"q": "cmake build before ninja"}, {})[1]
+    served = [h.bullet.id for h in memory.recall("cmake build before ninja", reinforce=False).hits]
+    assert [h["id"] for h in found["results"] if h["returned"]] == served
+    assert len(found["results"]) > len(served) == found["returned"] == memory.settings.max_results
+    cards = dispatch(memory, "GET", "/api/conflicts-in", {"scope": "*"}, {})[1]["conflicts"]
+    assert len(cards) == 1 and "10 vs 50" in " ".join(cards[0]["evidence"])
+
+
+@needs_browser
+def test_selected_conflicts_are_dismissed_in_bulk(ui: UiServer, memory: Memory, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    memory.remember("A Redis pool of 10 connections is enough")
+    memory.remember("Redis is only stable with a pool of 50 connections or more")
+    memory.remember("Set the gunicorn timeout to 30 seconds")
+    memory.remember("Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads")
+    open_ids = {c.conflict.id for c in memory.list_conflicts()}
+    assert len(open_ids) == 2
+    browser.get(ui.url)
+    wait_for(browser, lambda d: d.find_element(By.ID, "conflict-count").text == "(2)")
+    browser.find_element(By.ID, "tab-conflicts").click()
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict")) == 2)
+    browser.find_element(By.ID, "c-select-all").click()
+    browser.find_element(By.ID, "c-bulk-dismiss").click()
+    wait_for(browser, lambda d: "No open conflicts." in d.find_element(By.ID, "conflicts").text)
+    assert browser.find_element(By.ID, "conflict-count").text == ""
+    assert memory.list_conflicts() == [] and memory.stats().active == 4  # dismissed: both sides kept

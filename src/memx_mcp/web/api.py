@@ -121,12 +121,6 @@ def _band(memory: Memory, b: Any) -> str:
     return next(band for band, n in counts.items() if n)
 
 
-def _scope_clause(memory: Memory, scope: str) -> str | None:
-    from ..store.lance import sql_list
-
-    return None if not scope or scope == "*" else f"scope IN {sql_list(memory.resolve_scope(scope).visible())}"
-
-
 def _context(memory: Memory) -> Json:
     """What every view shows in its header: the scope ``memx ui`` detected and the scopes in the store."""
     by_scope = memory.store.column_counts("scope")
@@ -140,18 +134,27 @@ def _context(memory: Memory) -> Json:
 def _page(memory: Memory, q: Mapping[str, str]) -> Json:
     """One page of bullets with the total that matched: filters (scope, section, type, status, text,
     decay band), a sort (newest, most recalled, stalest first) and an offset."""
-    from ..store.lance import sql_str
+    from ..store.lance import sql_list
 
     archived = q.get("status") == "archived"
-    clauses = [f"status = '{'archived' if archived else 'active'}'"]
-    scope_clause = _scope_clause(memory, q.get("scope", ""))
-    if scope_clause:
-        clauses.append(scope_clause)
-    if q.get("section"):
-        clauses.append(f"section = {sql_str(browse._enum_value(Section, q['section']))}")
-    if q.get("type"):
-        clauses.append(f"knowledge_type = {sql_str(browse._enum_value(KnowledgeType, q['type']))}")
-    bullets = memory.store.all_bullets(" AND ".join(clauses))
+    scope = q.get("scope", "")
+    scopes = (
+        sorted(memory.store.column_counts("scope"))
+        if not scope or scope == "*"
+        else list(memory.resolve_scope(scope).visible())
+    )
+    section = browse._enum_value(Section, q["section"]) if q.get("section") else None
+    kind = browse._enum_value(KnowledgeType, q["type"]) if q.get("type") else None
+    if archived:
+        clauses = ["status = 'archived'", f"scope IN {sql_list(scopes or [''])}"]
+        bullets = memory.store.all_bullets(" AND ".join(clauses))
+    else:
+        bullets = memory.store.active_in(scopes) if scopes else []  # the in-memory copy: no vectors to read
+    bullets = [
+        b
+        for b in bullets
+        if (section is None or b.section.value == section) and (kind is None or b.knowledge_type.value == kind)
+    ]
     text = (q.get("text") or "").strip().casefold()
     if text:
         bullets = [b for b in bullets if text in b.content.casefold() or text in b.id.casefold()]

@@ -383,4 +383,5 @@ $("#detail").addEventListener("close", () => {
 document.addEventListener("keydown", (e) => {
   if (e.key === "/" && !$("#detail").open && !["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) { e.preventDefault(); show("search"); }
 });
-loadContext().then(() => Promise.all([loadBullets(), loadConflicts(false)]));
+// The list first: the server answers one call at a time, and the badge can wait for it.
+loadContext().then(loadBullets).then(() => loadConflicts(false));
