@@ -17,6 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
 from memx_mcp.web.api import dispatch
 from memx_mcp.web.server import UiServer
@@ -116,16 +117,24 @@ needs_browser = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs chro
 
 
 @pytest.fixture
-def browser() -> Iterator[Any]:
+def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
+    width, height = getattr(request, "param", (1400, 900))
     options = Options()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
+    driver.set_window_size(width, height)
+    # The window size includes the browser's frame: set the page's viewport itself.
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
     driver.implicitly_wait(10)
     yield driver
     driver.quit()
@@ -154,7 +163,7 @@ def test_search_in_the_page_shows_the_score_breakdown(ui: UiServer, memory: Memo
     assert heads == ["#", "Content", "L1", "L2", "L3", "Semantic", "Blended", "Decay", "Recency", "Scope", "Final"]
     cells = [td.text for td in rows[0].find_elements(By.TAG_NAME, "td")]
     expected = memory.recall("make the tests run faster", reinforce=False).hits[0]
-    assert cells[1] == expected.bullet.content
+    assert rows[0].find_element(By.CSS_SELECTOR, ".content").text == expected.bullet.content
     assert float(cells[2]) == pytest.approx(expected.score.l1, abs=0.051)  # shown to one decimal
     assert float(cells[10]) == pytest.approx(expected.score.final, abs=0.0051)
     assert cells[9] == "1.30"  # the current scope's boost
@@ -218,11 +227,13 @@ def test_chinese_and_japanese_bullets_show_and_open_from_the_keyboard(
     ja = memory.remember("デプロイ前に docker compose build --no-cache を実行しないと古いイメージが使われる").bullet
     browser.get(ui.url)
     rows = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr"))
-    texts = {r.get_attribute("data-id"): r.find_elements(By.TAG_NAME, "td")[0].text for r in rows}
+    texts = {r.get_attribute("data-id"): r.find_element(By.CSS_SELECTOR, ".content").text for r in rows}
     assert texts == {zh.id: zh.content, ja.id: ja.content}
     row = browser.find_element(By.CSS_SELECTOR, f"#bullets tr[data-id='{ja.id}']")
     row.send_keys(Keys.ENTER)  # rows are focusable; Enter opens one
     wait_for(browser, lambda d: d.find_element(By.ID, "d-content").get_attribute("value") == ja.content)
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)  # the detail is modal: close it first
+    wait_for(browser, lambda d: d.switch_to.active_element.get_attribute("data-id") == ja.id)
     browser.find_element(By.TAG_NAME, "body").send_keys("/")
     browser.switch_to.active_element.send_keys("测试 并行", Keys.ENTER)
     first = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr"))[0]
@@ -280,6 +291,265 @@ def test_memx_ui_starts_the_browser_without_the_token_on_its_command_line(tmp_pa
         stdout=subprocess.PIPE,
         text=True,
         env={**env_for(home), "BROWSER": str(browser)},  # webbrowser runs $BROWSER with the URL
+
+
+# -- a real-sized store: thousands of bullets, long unbroken paths, CJK, any width (issue 20) ----------
+
+LONG_PATH = "/home/dev/src/github.com/acme/platform/services/billing/internal/adapters/postgres/migrations/v2"
+LONG_FACTS = [
+    f"When the migration fails, delete {LONG_PATH}/0042_add_invoice_index.sql.lock and rerun make migrate",
+    "Run PYTHONPATH=src:tests:benchmarks:tools/vendor/lib/python3.12/site-packages python -m pytest"
+    "--maxfail=1--disable-warnings--tb=short-ptests.plugins.timeout_guard_plugin_with_a_very_long_name",
+    "测试太慢时，用 pytest -n auto 并行运行整个测试套件，不要在持续集成服务器上串行执行所有的集成测试和端到端测试用例"
+    * 2,
+    "デプロイ前に docker compose build --no-cache を実行しないと古いイメージが使われる",
+]
+SIZES = [(1280, 800), (390, 844)]
+
+
+def fill_big_store(memory: Memory, n: int = 2_200) -> None:
+    """Reflected-looking bullets through the real write path, then ``n`` more straight into the store
+    (as ``memx import`` of an export would): ages over a year, recall counts 0-6, two scopes."""
+    from datetime import timedelta
+
+    from memx_mcp.models import Bullet, KnowledgeType, Section, new_id
+
+    for fact in LONG_FACTS:
+        memory.remember(fact, origin=f"session {LONG_PATH}/transcript.jsonl", source="reflector:rule-pitfall")
+    memory.remember("A Redis pool of 10 connections is enough")
+    memory.remember("Redis is only stable with a pool of 50 connections or more")
+    now = memory.clock()
+    sections, types = list(Section), list(KnowledgeType)
+    bulk = [
+        Bullet(
+            id=new_id(),
+            content=f"Imported lesson {i}: build with cmake -S . -B {LONG_PATH}/build-{i} before ninja -C build",
+            section=sections[i % len(sections)],
+            knowledge_type=types[i % len(types)],
+            instructivity_score=40 + i % 60,
+            confidence=1.0,
+            source="import",
+            scope="project:demo" if i % 3 else "global",
+            created_at=now - timedelta(days=i % 400, hours=i % 24),
+            updated_at=now,
+            recall_count=i % 7,
+            origin="import",
+        )
+        for i in range(n)
+    ]
+    memory.store.add(bulk)
+
+
+def page_errors(driver: Any) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def no_sideways_scroll(driver: Any) -> tuple[int, int]:
+    return driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+
+
+@needs_browser
+@pytest.mark.parametrize("browser", SIZES, indirect=True, ids=["1280x800", "390x844"])
+def test_every_view_fits_the_width_over_thousands_of_long_and_cjk_bullets(
+    ui: UiServer, memory: Memory, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    fill_big_store(memory)
+    browser.get(ui.url)
+    wait_for(browser, lambda d: "of 2,2" in d.find_element(By.ID, "range").text)
+    assert browser.find_element(By.ID, "range").text == "1–200 of 2,206"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#bullets tbody tr")) == 200
+    assert "project:demo" in browser.find_element(By.ID, "scope-now").text
+    width, inner = no_sideways_scroll(browser)
+    assert width <= inner, f"bullets view is {width} px wide in {inner}"
+
+    # A clamped long bullet expands in place; the row still opens the detail.
+    expand = browser.find_element(By.CSS_SELECTOR, "#bullets .expand")
+    expand.click()
+    assert expand.get_attribute("aria-expanded") == "true"
+
+    browser.find_element(By.ID, "tab-search").click()
+    browser.find_element(By.ID, "q").send_keys("migration fails lock file", Keys.ENTER)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr"))
+    width, inner = no_sideways_scroll(browser)
+    assert width <= inner, f"search view is {width} px wide in {inner}"
+
+    browser.find_element(By.ID, "tab-conflicts").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict"))
+    width, inner = no_sideways_scroll(browser)
+    assert width <= inner, f"conflicts view is {width} px wide in {inner}"
+
+    browser.find_element(By.ID, "tab-stats").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#histogram .band"))
+    width, inner = no_sideways_scroll(browser)
+    assert width <= inner, f"stats view is {width} px wide in {inner}"
+
+    # The detail of the longest bullet: a modal dialog inside the viewport.
+    browser.find_element(By.ID, "tab-bullets").click()
+    browser.find_element(By.ID, "f-text").send_keys("0042_add_invoice")
+    row = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]"))[0]
+    row.send_keys(Keys.ENTER)
+    wait_for(browser, lambda d: d.find_element(By.ID, "detail").get_attribute("open") is not None)
+    assert browser.execute_script("return document.getElementById('detail').matches(':modal')")
+    box = browser.execute_script(
+        "const r = document.getElementById('detail').getBoundingClientRect(); return [r.left, r.right]"
+    )
+    assert box[0] >= 0 and box[1] <= inner
+    width, inner = no_sideways_scroll(browser)
+    assert width <= inner, f"the open detail makes the page {width} px wide in {inner}"
+    assert page_errors(browser) == []
+
+
+@needs_browser
+def test_the_detail_is_a_dialog_driven_by_the_keyboard(ui: UiServer, memory: Memory, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    fill_big_store(memory, n=50)
+    memory.recall("migration fails lock file")  # a recall to show in the provenance
+    browser.get(ui.url)
+    target = memory.store.find_content(memory.sanitizer.mask(LONG_FACTS[0]), "project:demo")
+    assert target is not None
+    row = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#bullets tr[data-id='{target.id}']"))[0]
+    row.send_keys(Keys.ENTER)
+    wait_for(browser, lambda d: d.find_element(By.ID, "d-id").text == target.id)
+    dialog = browser.find_element(By.ID, "detail")
+    assert browser.switch_to.active_element.get_attribute("id") == "d-close"  # focus moved in
+    prov = browser.find_element(By.ID, "d-prov").text
+    assert target.origin.startswith("session ") and target.origin in prov and "reflector:rule-pitfall" in prov
+    assert "last recalled\n2026-01-01" in prov
+    # The list behind the dialog is inert: the element at a row's position is the dialog or its backdrop.
+    hit = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); const e = document.elementFromPoint(r.left + 5, r.top + 5);"
+        "return e === null || document.getElementById('detail').contains(e) || e.tagName === 'HTML'",
+        browser.find_elements(By.CSS_SELECTOR, "#bullets tbody tr")[-1],
+    )
+    assert hit
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_for(browser, lambda d: dialog.get_attribute("open") is None)
+    assert browser.switch_to.active_element.get_attribute("data-id") == target.id  # focus came back
+    # Archive by keyboard: the archived bullet draws no decay curve.
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_for(browser, lambda d: d.find_element(By.ID, "d-id").text == target.id)
+    browser.find_element(By.ID, "d-archive").send_keys(Keys.ENTER)
+    wait_for(browser, lambda d: d.find_element(By.ID, "status").text == f"Archived: {target.id}")
+    assert memory.store.get([target.id])[0].status.value == "archived"
+    assert browser.find_elements(By.CSS_SELECTOR, "#d-curve polyline") == []
+    assert "Archived" in browser.find_element(By.ID, "d-curve-note").text
+    assert page_errors(browser) == []
+
+
+@needs_browser
+def test_the_first_page_of_two_thousand_bullets_loads_in_under_300_ms(
+    ui: UiServer, memory: Memory, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    fill_big_store(memory)
+    browser.get(ui.url)
+    wait_for(browser, lambda d: "of 2,206" in d.find_element(By.ID, "range").text)
+    took = browser.execute_script("return performance.getEntriesByName('bullets-first-page')[0].duration")
+    # The bound of issue 20's acceptance, measured by the page itself from request to rendered rows.
+    assert took < 300, f"first page took {took:.0f} ms"
+    # Paging, sorting and a histogram band narrow the same list.
+    browser.find_element(By.ID, "next").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "range").text == "201–400 of 2,206")
+    browser.find_element(By.CSS_SELECTOR, "#f-sort option[value='recalled']").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "range").text.startswith("1–200"))
+    first = browser.find_elements(By.CSS_SELECTOR, "#bullets tbody tr td[data-label='recalls']")[0]
+    assert first.text == "6"
+    browser.find_element(By.ID, "tab-stats").click()
+    gc = wait_for(browser, lambda d: d.find_element(By.ID, "gc-preview").text)
+    would = maintenance_dry_run(memory)
+    assert f"These {would:,} would be archived" in gc
+    band = browser.find_element(By.CSS_SELECTOR, "#histogram .band[data-band='permanent']")
+    count = int(band.find_element(By.CSS_SELECTOR, ".count").text.replace(",", ""))
+    browser.find_element(By.ID, "gc-show").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "range").text == f"1–200 of {would:,}")
+    browser.find_element(By.ID, "tab-stats").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#histogram .band"))
+    browser.find_element(By.CSS_SELECTOR, "#histogram .band[data-band='permanent']").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "range").text.endswith(f"of {count:,}"))
+    assert page_errors(browser) == []
+
+
+def maintenance_dry_run(memory: Memory) -> int:
+    from memx_mcp import maintenance
+
+    return len(maintenance.gc(memory, dry_run=True).archived)
+
+
+@pytest.fixture
+def global_memory(settings: Settings, store: Any, embedder: Any, clock: Any, tmp_path: Path) -> Memory:
+    """A Memory started in a folder outside any repository, with no scope configured: it sees global."""
+    from dataclasses import replace
+
+    from memx_mcp.store.protocols import ReadyEmbedder
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    return Memory(replace(settings, scope=""), store, ReadyEmbedder(embedder), clock=clock, cwd=outside)
+
+
+@needs_browser
+def test_search_outside_a_repository_finds_project_bullets_in_their_scope_and_badges_count_cards(
+    memory: Memory, global_memory: Memory, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    tip = memory.remember(PYTEST).bullet  # project:demo
+    memory.remember("A Redis pool of 10 connections is enough")
+    memory.remember("Redis is only stable with a pool of 50 connections or more")
+    global_memory.remember("Tabs are always better than spaces in Makefiles")
+    global_memory.remember("Never use tabs in Makefiles, spaces are always better")
+    server = UiServer(global_memory)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.get(server.url)
+        assert wait_for(browser, lambda d: "Detected scope: global" in d.find_element(By.ID, "scope-now").text)
+        browser.find_element(By.ID, "tab-search").click()
+        browser.find_element(By.ID, "q").send_keys("make the tests run faster", Keys.ENTER)
+        wait_for(browser, lambda d: "hit(s) in global" in d.find_element(By.ID, "search-info").text)
+        assert not browser.find_elements(By.CSS_SELECTOR, f"#results tr[data-id='{tip.id}']")
+        Select(browser.find_element(By.ID, "s-scope")).select_by_value("project:demo")
+        row = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#results tr[data-id='{tip.id}']"))[0]
+        assert f"{tip.id} · project:demo · returned by recall" in row.text
+        row.click()  # a hit opens the bullet
+        wait_for(browser, lambda d: d.find_element(By.ID, "d-id").text == tip.id)
+        browser.find_element(By.ID, "d-close").click()
+
+        browser.find_element(By.ID, "tab-conflicts").click()
+        for scope, expected in (("*", 2), ("", 1), ("project:demo", 2)):
+            Select(browser.find_element(By.ID, "c-scope")).select_by_value(scope)
+            wait_for(browser, lambda d, n=expected: len(d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict")) == n)
+            badge = browser.find_element(By.ID, "conflict-count").text
+            assert badge == f"({expected})", f"scope {scope!r}: badge {badge} for {expected} cards"
+        assert page_errors(browser) == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@needs_browser
+def test_an_action_on_a_bullet_erased_by_another_process_shows_an_error(
+    memory: Memory, browser: Any, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    b = memory.remember(PYTEST).bullet
+    home = memory.settings.home
+    proc = subprocess.Popen(
+        [*script("memx"), "--home", str(home), "ui", "--no-open", "--json"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env_for(home),
         cwd=tmp_path,
     )
     try:
@@ -297,3 +567,72 @@ def test_memx_ui_starts_the_browser_without_the_token_on_its_command_line(tmp_pa
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+        browser.get(json.loads(proc.stdout.readline())["url"])
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#bullets tr[data-id='{b.id}']"))[0].click()
+        wait_for(browser, lambda d: d.find_element(By.ID, "d-id").text == b.id)
+        done = subprocess.run(
+            [*script("memx"), "--home", str(home), "forget", "--purge", b.id], env=env_for(home), capture_output=True
+        )
+        assert done.returncode == 0, done.stderr
+        browser.find_element(By.ID, "d-archive").click()
+        error = wait_for(browser, lambda d: d.find_element(By.ID, "d-error").text)
+        assert error.startswith("Error: no bullet") and b.id in error
+        browser.find_element(By.ID, "d-close").click()
+        assert browser.find_element(By.ID, "bullets-error").text == ""
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    # The server is gone: the next load says so in its own view, not in a console.
+    Select(browser.find_element(By.ID, "f-sort")).select_by_value("stalest")
+    message = wait_for(browser, lambda d: d.find_element(By.ID, "bullets-error").text)
+    assert "does not answer" in message
+    browser.find_element(By.ID, "tab-stats").click()
+    assert "does not answer" in wait_for(browser, lambda d: d.find_element(By.ID, "stats-error").text)
+
+
+def test_the_page_api_pages_sorts_filters_and_marks_what_recall_returns(memory: Memory) -> None:
+    fill_big_store(memory, n=300)
+    status, first = dispatch(memory, "GET", "/api/page", {"scope": "*", "limit": "100"}, {})
+    assert status == 200 and first["total"] == 306 and len(first["bullets"]) == 100
+    second = dispatch(memory, "GET", "/api/page", {"scope": "*", "limit": "100", "offset": "100"}, {})[1]
+    assert not {b["id"] for b in first["bullets"]} & {b["id"] for b in second["bullets"]}
+    stalest = dispatch(memory, "GET", "/api/page", {"sort": "stalest"}, {})[1]["bullets"]
+    assert [b["decay_weight"] for b in stalest] == sorted(b["decay_weight"] for b in stalest)
+    gc = dispatch(memory, "GET", "/api/gc-preview", {}, {})[1]
+    band = dispatch(memory, "GET", "/api/page", {"band": "<0.02 (gc)", "limit": "500"}, {})[1]
+    assert gc["would_archive"] == band["total"] > 0 and set(gc["ids"]) == {b["id"] for b in band["bullets"]}
+    text = dispatch(memory, "GET", "/api/page", {"text": "0042_ADD_INVOICE"}, {})[1]
+    assert text["total"] == 1 and "0042_add_invoice" in text["bullets"][0]["content"]
+    assert dispatch(memory, "GET", "/api/page", {"sort": "oldest"}, {})[0] == 400
+    assert dispatch(memory, "GET", "/api/page", {"offset": "x"}, {})[0] == 400
+    assert dispatch(memory, "GET", "/api/page", {"band": "nope"}, {})[0] == 400
+
+    found = dispatch(memory, "GET", "/api/search-marked", {"q": "cmake build before ninja"}, {})[1]
+    served = [h.bullet.id for h in memory.recall("cmake build before ninja", reinforce=False).hits]
+    assert [h["id"] for h in found["results"] if h["returned"]] == served
+    assert len(found["results"]) > len(served) == found["returned"] == memory.settings.max_results
+    cards = dispatch(memory, "GET", "/api/conflicts-in", {"scope": "*"}, {})[1]["conflicts"]
+    assert len(cards) == 1 and "10 vs 50" in " ".join(cards[0]["evidence"])
+
+
+@needs_browser
+def test_selected_conflicts_are_dismissed_in_bulk(ui: UiServer, memory: Memory, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    memory.remember("A Redis pool of 10 connections is enough")
+    memory.remember("Redis is only stable with a pool of 50 connections or more")
+    memory.remember("Set the gunicorn timeout to 30 seconds")
+    memory.remember("Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads")
+    open_ids = {c.conflict.id for c in memory.list_conflicts()}
+    assert len(open_ids) == 2
+    browser.get(ui.url)
+    wait_for(browser, lambda d: d.find_element(By.ID, "conflict-count").text == "(2)")
+    browser.find_element(By.ID, "tab-conflicts").click()
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict")) == 2)
+    browser.find_element(By.ID, "c-select-all").click()
+    browser.find_element(By.ID, "c-bulk-dismiss").click()
+    wait_for(browser, lambda d: "No open conflicts." in d.find_element(By.ID, "conflicts").text)
+    assert browser.find_element(By.ID, "conflict-count").text == ""
+    assert memory.list_conflicts() == [] and memory.stats().active == 4  # dismissed: both sides kept

@@ -9,8 +9,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import browse, maintenance
-from ..decay import decay_weight
+from ..decay import HISTOGRAM_BINS, decay_histogram, decay_weight
 from ..errors import InvalidInputError, NotFoundError
+from ..models import KnowledgeType, Section
 from ..schemas import BulletOut, ConflictOut, RecallOut, StatsOut
 
 if TYPE_CHECKING:
@@ -108,6 +109,141 @@ def _resolve(memory: Memory, conflict_id: str, body: Json) -> Json:
     return {"conflict_id": conflict.id, "kept": keep, "merged": merged.id if merged else None}
 
 
+# -- the page's read-only views over a store of thousands (issue 20) ---------------------------------
+
+PAGE_MAX = 500
+SORTS = ("newest", "recalled", "stalest")
+
+
+def _band(memory: Memory, b: Any) -> str:
+    """The decay-histogram band a bullet falls in: the histogram's own rule, asked about one bullet."""
+    counts = decay_histogram([(b.created_at, b.recall_count)], memory.clock(), memory.decay_params)
+    return next(band for band, n in counts.items() if n)
+
+
+def _context(memory: Memory) -> Json:
+    """What every view shows in its header: the scope ``memx ui`` detected and the scopes in the store."""
+    by_scope = memory.store.column_counts("scope")
+    return {
+        "scope": str(memory.current_scope()),
+        "scopes": dict(sorted(by_scope.items())),
+        "bands": list(HISTOGRAM_BINS),
+    }
+
+
+def _page(memory: Memory, q: Mapping[str, str]) -> Json:
+    """One page of bullets with the total that matched: filters (scope, section, type, status, text,
+    decay band), a sort (newest, most recalled, stalest first) and an offset."""
+    from ..store.lance import sql_list
+
+    archived = q.get("status") == "archived"
+    scope = q.get("scope", "")
+    scopes = (
+        sorted(memory.store.column_counts("scope"))
+        if not scope or scope == "*"
+        else list(memory.resolve_scope(scope).visible())
+    )
+    section = browse._enum_value(Section, q["section"]) if q.get("section") else None
+    kind = browse._enum_value(KnowledgeType, q["type"]) if q.get("type") else None
+    if archived:
+        clauses = ["status = 'archived'", f"scope IN {sql_list(scopes or [''])}"]
+        bullets = memory.store.all_bullets(" AND ".join(clauses))
+    else:
+        bullets = memory.store.active_in(scopes) if scopes else []  # the in-memory copy: no vectors to read
+    bullets = [
+        b
+        for b in bullets
+        if (section is None or b.section.value == section) and (kind is None or b.knowledge_type.value == kind)
+    ]
+    text = (q.get("text") or "").strip().casefold()
+    if text:
+        bullets = [b for b in bullets if text in b.content.casefold() or text in b.id.casefold()]
+    band = q.get("band") or ""
+    if band:
+        if band not in HISTOGRAM_BINS:
+            raise InvalidInputError(f"unknown band {band!r}; one of: {', '.join(HISTOGRAM_BINS)}")
+        bullets = [b for b in bullets if _band(memory, b) == band]
+    sort = q.get("sort") or "newest"
+    if sort not in SORTS:
+        raise InvalidInputError(f"unknown sort {sort!r}; one of: {', '.join(SORTS)}")
+    weights = {b.id: browse.weight(memory, b) for b in bullets}
+    if sort == "newest":
+        bullets.sort(key=lambda b: (b.created_at, b.id), reverse=True)
+    elif sort == "recalled":
+        bullets.sort(key=lambda b: (b.recall_count, b.created_at, b.id), reverse=True)
+    else:  # stalest: the ones closest to gc first
+        bullets.sort(key=lambda b: (weights[b.id], b.created_at, b.id))
+    try:
+        offset = max(0, int(q.get("offset") or 0))
+        limit = max(1, min(int(q.get("limit") or 200), PAGE_MAX))
+    except ValueError as exc:
+        raise InvalidInputError("offset and limit must be whole numbers") from exc
+    rows = [BulletOut.of(b, weights[b.id]).model_dump(mode="json") for b in bullets[offset : offset + limit]]
+    return {"total": len(bullets), "offset": offset, "limit": limit, "bullets": rows}
+
+
+def _gc_preview(memory: Memory) -> Json:
+    """What ``memx gc`` would archive now, without archiving it."""
+    result = maintenance.gc(memory, dry_run=True)
+    return {"would_archive": len(result.archived), "ids": result.archived[:PAGE_MAX], "band": HISTOGRAM_BINS[-1]}
+
+
+def _search_marked(memory: Memory, q: Mapping[str, str]) -> Json:
+    """Up to 20 hits for the query, each marked with whether the assistant's ``recall`` (its max_results
+    and token budget) would return it; "*" searches every scope, where no single recall applies."""
+    from ..inputs import MAX_RESULTS_CAP
+
+    query, scope = q.get("q", ""), q.get("scope") or ""
+    wide_limit = min(20, MAX_RESULTS_CAP)
+    if scope == "*":
+        hits: dict[str, Json] = {}
+        for one in sorted(memory.store.column_counts("scope")):
+            r = RecallOut.of(memory.recall(query, scope=one, max_results=wide_limit, reinforce=False))
+            for h in r.results:
+                if h.id not in hits or h.score.final > hits[h.id]["score"]["final"]:
+                    hits[h.id] = {**h.model_dump(mode="json"), "returned": None}
+        results = sorted(hits.values(), key=lambda h: -h["score"]["final"])[:wide_limit]
+        return {
+            "query": query,
+            "scope": "*",
+            "results": results,
+            "max_results": memory.settings.max_results,
+            "token_budget": memory.settings.token_budget,
+            "returned": None,
+            "notes": [],
+        }
+    wide = RecallOut.of(memory.recall(query, scope=scope or None, max_results=wide_limit, reinforce=False))
+    served = memory.recall(query, scope=scope or None, reinforce=False)  # the assistant's own limits
+    returned = {h.bullet.id for h in served.hits}
+    out = wide.model_dump(mode="json")
+    for h in out["results"]:
+        h["returned"] = h["id"] in returned
+    out.update(
+        max_results=memory.settings.max_results,
+        token_budget=memory.settings.token_budget,
+        returned=len(returned),
+        omitted_by_budget=served.omitted_by_budget,
+    )
+    return out
+
+
+def _conflicts_in(memory: Memory, q: Mapping[str, str]) -> Json:
+    """Open conflicts of one scope (or every scope with "*"), of one kind or both: the cards the page
+    shows, so the tab badge can count exactly these."""
+    kind = q.get("kind") or "contradiction"
+    if kind not in ("contradiction", "overlap", "any"):
+        raise InvalidInputError("kind must be contradiction, overlap or any")
+    scope = q.get("scope") or ""
+    scopes = sorted(memory.store.column_counts("scope")) if scope == "*" else [scope or None]
+    seen: dict[str, Json] = {}
+    for one in scopes:
+        for v in memory.list_conflicts(one, include_overlaps=kind != "contradiction"):
+            if kind == "overlap" and v.conflict.kind != "overlap":
+                continue
+            seen.setdefault(v.conflict.id, ConflictOut.of(v).model_dump(mode="json"))
+    return {"scope": scope or str(memory.current_scope()), "kind": kind, "conflicts": list(seen.values())}
+
+
 ID = r"([A-Za-z0-9_\-]{1,100})"
 Route = tuple[str, re.Pattern[str], Callable[..., Json]]
 ROUTES: list[Route] = [
@@ -119,6 +255,11 @@ ROUTES: list[Route] = [
     ("GET", re.compile(r"/api/search"), lambda m, q, b: _search(m, q)),
     ("GET", re.compile(r"/api/conflicts"), lambda m, q, b: _conflicts(m, q)),
     ("POST", re.compile(rf"/api/conflicts/{ID}/resolve"), lambda m, q, b, i: _resolve(m, i, b)),
+    ("GET", re.compile(r"/api/context"), lambda m, q, b: _context(m)),
+    ("GET", re.compile(r"/api/page"), lambda m, q, b: _page(m, q)),
+    ("GET", re.compile(r"/api/gc-preview"), lambda m, q, b: _gc_preview(m)),
+    ("GET", re.compile(r"/api/search-marked"), lambda m, q, b: _search_marked(m, q)),
+    ("GET", re.compile(r"/api/conflicts-in"), lambda m, q, b: _conflicts_in(m, q)),
 ]
 
 

@@ -4,7 +4,13 @@ const TOKEN = new URLSearchParams(location.search).get("token") || "";
 const $ = (sel) => document.querySelector(sel);
 const SECTIONS = ["COMMANDS", "DEBUGGING", "ARCHITECTURE", "WORKFLOW", "TOOLS", "PATTERNS", "PREFERENCES", "GENERAL"];
 const TYPES = ["METHOD", "TRICK", "PITFALL", "PREFERENCE", "KNOWLEDGE"];
-let current = null; // the bullet open in the detail panel
+const PAGE = 200;
+const fmt = new Intl.NumberFormat("en");
+let current = null; // the bullet open in the detail dialog
+let opener = null; // the element focus returns to when the dialog closes
+let offset = 0, total = 0;
+let context = { scope: "", scopes: {}, bands: [] };
+let firstPageMeasured = false;
 
 async function api(path, body) {
   const init = { headers: { "X-Memx-Token": TOKEN } };
@@ -13,13 +19,21 @@ async function api(path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const res = await fetch(path, init);
-  const data = await res.json();
+  let res;
+  try { res = await fetch(path, init); } catch (e) { throw new Error("the memx ui server does not answer (stopped?)"); }
+  let data;
+  try { data = await res.json(); } catch (e) { throw new Error(`the server answered ${res.status} without JSON`); }
   if (!res.ok) throw new Error(data.error || res.statusText);
   return data;
 }
 
 function say(text) { $("#status").textContent = text; }
+// Each view and the dialog have their own error line: a failure is reported where it happened.
+function fail(where, error) {
+  const box = $("#" + where + "-error");
+  box.textContent = error ? "Error: " + (error.message || error) : "";
+  box.hidden = !error;
+}
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -37,6 +51,25 @@ function svg(tag, attrs) {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   return node;
 }
+function scopeLabel(value) { return value === "*" ? "all scopes" : value === "" ? `${context.scope} (detected)` : value; }
+
+// Long unbroken paths wrap anywhere (CSS); past three lines the text is clamped and a button expands it.
+function clamped(text) {
+  const box = el("div", { class: "clamp" }, el("span", { class: "content" }, text));
+  if (text.length > 160 || text.split("\n").length > 3) {
+    box.append(el("button", {
+      type: "button", class: "expand", "aria-expanded": "false",
+      onclick: (e) => {
+        e.stopPropagation();
+        const open = box.classList.toggle("open");
+        e.currentTarget.setAttribute("aria-expanded", open);
+        e.currentTarget.textContent = open ? "less" : "more";
+      },
+      onkeydown: (e) => e.stopPropagation(),
+    }, "more"));
+  }
+  return box;
+}
 
 // -- views -----------------------------------------------------------------------------------------
 function show(view) {
@@ -51,65 +84,131 @@ function show(view) {
   if (view === "search") $("#q").focus();
 }
 
-async function loadScopes() {
-  const stats = await api("/api/stats");
-  for (const select of [$("#f-scope"), $("#s-scope")]) {
-    for (const scope of Object.keys(stats.by_scope).sort()) select.append(el("option", { value: scope }, scope));
-  }
-  $("#conflict-count").textContent = stats.open_conflicts ? `(${stats.open_conflicts})` : "";
+async function loadContext() {
+  try {
+    context = await api("/api/context");
+    $("#scope-now").textContent = `Detected scope: ${context.scope} (from the folder memx ui started in)`;
+    $("#s-scope option[value='']").textContent = `detected (${context.scope})`;
+    $("#c-scope option[value='']").textContent = `detected (${context.scope})`;
+    for (const select of [$("#f-scope"), $("#s-scope"), $("#c-scope")]) {
+      for (const scope of Object.keys(context.scopes)) select.append(el("option", { value: scope }, scope));
+    }
+    for (const band of context.bands) $("#f-band").append(el("option", { value: band }, band));
+    fail("context", null);
+  } catch (e) { fail("context", e); }
 }
 
 async function loadBullets() {
   const params = new URLSearchParams(new FormData($("#filters")));
-  const data = await api("/api/bullets?" + params);
-  const body = $("#bullets tbody");
-  body.replaceChildren();
-  for (const b of data.bullets) {
-    const row = el("tr", { tabindex: "0", "data-id": b.id },
-      el("td", {}, b.content),
-      el("td", {}, b.scope),
-      el("td", {}, `${b.section} / ${b.knowledge_type}`),
-      el("td", { class: "num" }, num(b.instructivity_score, 0)),
-      el("td", { class: "num" }, b.recall_count),
-      el("td", { class: "num" }, el("span", { class: "weight", style: { width: `${Math.round(40 * (b.decay_weight || 0))}px` } }), num(b.decay_weight)));
-    row.addEventListener("click", () => openBullet(b.id));
-    row.addEventListener("keydown", (e) => { if (e.key === "Enter") openBullet(b.id); });
-    body.append(row);
-  }
-  say(`${data.bullets.length} bullet(s)`);
+  params.set("offset", offset);
+  params.set("limit", PAGE);
+  const measure = !firstPageMeasured;
+  if (measure) performance.mark("bullets-start");
+  try {
+    const data = await api("/api/page?" + params);
+    const body = $("#bullets tbody");
+    const rows = data.bullets.map((b) => {
+      const row = el("tr", { tabindex: "0", "data-id": b.id, "aria-label": "open bullet " + b.id },
+        el("td", { class: "c-content" }, clamped(b.content)),
+        el("td", { "data-label": "scope" }, b.scope),
+        el("td", { "data-label": "kind" }, `${b.section} / ${b.knowledge_type}`),
+        el("td", { class: "num", "data-label": "score" }, num(b.instructivity_score, 0)),
+        el("td", { class: "num", "data-label": "recalls" }, b.recall_count),
+        el("td", { class: "num", "data-label": "decay" }, el("span", { class: "weight", style: { width: `${Math.round(40 * (b.decay_weight || 0))}px` } }), num(b.decay_weight)));
+      row.addEventListener("click", () => openBullet(b.id, row));
+      row.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openBullet(b.id, row); } });
+      return row;
+    });
+    body.replaceChildren(...rows);
+    total = data.total;
+    const first = total ? data.offset + 1 : 0, last = data.offset + data.bullets.length;
+    $("#range").textContent = `${fmt.format(first)}–${fmt.format(last)} of ${fmt.format(total)}`;
+    $("#prev").disabled = data.offset === 0;
+    $("#next").disabled = last >= total;
+    const scope = params.get("scope");
+    $("#bullets-info").textContent = `${fmt.format(total)} ${params.get("status")} bullet(s) ` +
+      (scope === "*" ? "in all scopes" : `visible from ${scope} (its own and the scopes above it)`) +
+      (params.get("band") ? ` · decay band ${params.get("band")}` : "");
+    if (!total) body.append(el("tr", {}, el("td", { colspan: "6", class: "muted" }, "No bullets match these filters.")));
+    fail("bullets", null);
+    if (measure) {
+      firstPageMeasured = true;
+      performance.measure("bullets-first-page", "bullets-start");
+    }
+  } catch (e) { fail("bullets", e); }
 }
 
-async function openBullet(id) {
-  const data = await api("/api/bullets/" + id);
+function provenance(b) {
+  const items = [
+    ["origin", b.origin || "–"], ["source rule", b.source || "–"], ["scope", b.scope],
+    ["created", b.created_at.slice(0, 10)], ["updated", b.updated_at.slice(0, 10)],
+    ["last recalled", b.last_recalled_at ? b.last_recalled_at.slice(0, 10) : "never"],
+    ["recalled", `${b.recall_count}×`], ["tools", b.tools.join(", ") || "–"], ["entities", b.entities.join(", ") || "–"],
+  ];
+  return items.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]);
+}
+
+async function openBullet(id, from) {
+  opener = from || document.activeElement;
+  const dialog = $("#detail");
+  try {
+    const data = await api("/api/bullets/" + id);
+    fail("d", null);
+    fill(data);
+  } catch (e) {
+    current = { id };
+    $("#d-id").textContent = id;
+    for (const node of ["#d-meta", "#d-curve-note"]) $(node).textContent = "";
+    $("#d-prov").replaceChildren();
+    $("#d-curve").replaceChildren();
+    fail("d", e);
+  }
+  for (const row of document.querySelectorAll("tbody tr")) row.classList.toggle("selected", row.dataset.id === id);
+  if (!dialog.open) dialog.showModal();
+  $("#d-close").focus();
+}
+
+function fill(data) {
   current = data.bullet;
-  $("#detail").hidden = false;
   $("#d-id").textContent = current.id;
-  $("#d-meta").textContent = `${current.status} · ${current.scope} · ${current.section}/${current.knowledge_type} · ` +
-    `recalled ${current.recall_count}× · created ${current.created_at.slice(0, 10)} · decay ${num(current.decay_weight)}`;
+  $("#d-meta").textContent = `${current.status} · ${current.section}/${current.knowledge_type} · decay ${num(current.decay_weight)}`;
+  $("#d-prov").replaceChildren(...provenance(current));
   $("#d-content").value = current.content;
   $("#d-tags").value = current.tags.join(", ");
   $("#d-archive").hidden = current.status !== "active";
   $("#d-restore").hidden = current.status === "active";
-  for (const row of document.querySelectorAll("#bullets tr")) row.classList.toggle("selected", row.dataset.id === id);
-  drawCurve(data);
+  drawCurve(data, current.status === "active");
 }
 
-function drawCurve(data) {
+function closeDetail() {
+  const dialog = $("#detail");
+  if (dialog.open) dialog.close();
+}
+
+function drawCurve(data, active) {
   const box = $("#d-curve");
   box.replaceChildren();
-  const W = 320, H = 140, L = 28, B = 20, days = data.points.map((p) => p.day);
+  if (!active) {
+    // Archived knowledge is out of recall and its clock is stopped: no curve to draw.
+    $("#d-curve-note").textContent = "Archived: not recalled and not decaying. Restore brings it back with a fresh clock.";
+    return;
+  }
+  const W = 320, H = 150, L = 30, B = 34, days = data.points.map((p) => p.day);
   const minD = Math.min(...days), maxD = Math.max(...days);
-  const x = (d) => L + (W - L - 6) * (d - minD) / ((maxD - minD) || 1);
-  const y = (w) => 6 + (H - B - 6) * (1 - w);
-  box.append(svg("line", { x1: L, y1: y(0), x2: W - 6, y2: y(0), stroke: "#ccc" }));
-  box.append(svg("line", { x1: L, y1: y(data.archive_below), x2: W - 6, y2: y(data.archive_below), stroke: "#b3261e", "stroke-dasharray": "3 3" }));
+  const x = (d) => L + (W - L - 8) * (d - minD) / ((maxD - minD) || 1);
+  const y = (w) => 8 + (H - B - 8) * (1 - w);
+  box.append(svg("line", { x1: L, y1: y(0), x2: W - 8, y2: y(0), class: "axis" }));
+  box.append(svg("line", { x1: L, y1: y(data.archive_below), x2: W - 8, y2: y(data.archive_below), class: "gc-line" }));
   const past = data.points.filter((p) => p.day <= 0), ahead = data.points.filter((p) => p.day >= 0);
-  const line = (pts, dash) => svg("polyline", { points: pts.map((p) => `${x(p.day)},${y(p.weight)}`).join(" "), fill: "none", stroke: "#2c5fd6", "stroke-width": 2, ...(dash ? { "stroke-dasharray": "4 3" } : {}) });
+  const line = (pts, dash) => svg("polyline", { points: pts.map((p) => `${x(p.day)},${y(p.weight)}`).join(" "), class: dash ? "curve ahead" : "curve" });
   if (past.length) box.append(line(past, false));
   if (ahead.length) box.append(line(ahead, true));
-  box.append(svg("line", { x1: x(0), y1: 4, x2: x(0), y2: H - B, stroke: "#999" }));
-  const label = (tx, ty, text) => { const t = svg("text", { x: tx, y: ty }); t.textContent = text; box.append(t); };
-  label(2, y(1) + 4, "1.0"); label(2, y(0) + 4, "0"); label(x(0) - 12, H - 6, "today"); label(L, H - 6, `${Math.round(minD)} d`); label(W - 40, H - 6, `+${Math.round(maxD)} d`);
+  box.append(svg("line", { x1: x(0), y1: 4, x2: x(0), y2: H - B, class: "today" }));
+  const label = (tx, ty, text, anchor = "start") => { const t = svg("text", { x: tx, y: ty, "text-anchor": anchor }); t.textContent = text; box.append(t); };
+  // Two label rows under the axis so "today" never collides with the ends of the range.
+  label(L - 4, y(1) + 4, "1.0", "end"); label(L - 4, y(0) + 4, "0", "end");
+  label(L, H - B + 14, `${Math.round(minD)} d`); label(W - 8, H - B + 14, `+${Math.round(maxD)} d`, "end");
+  label(x(0), H - 4, "today", "middle");
   $("#d-curve-note").textContent = data.permanent ? "Permanent: recalled often enough never to fade." :
     "Solid: the past at today's recall count; dashed: projected if never recalled again; red: where gc archives.";
 }
@@ -120,82 +219,134 @@ async function act(what) {
   try {
     if (what === "save") {
       const tags = $("#d-tags").value.split(",").map((t) => t.trim()).filter(Boolean);
-      await api("/api/bullets/" + id, { content: $("#d-content").value, tags });
+      fill(await api("/api/bullets/" + id, { content: $("#d-content").value, tags }));
     } else {
       if (what === "forget" && !confirm("Erase this bullet for good?")) return;
-      await api(`/api/bullets/${id}/${what}`, {});
-      if (what === "forget") { $("#detail").hidden = true; current = null; }
+      const data = await api(`/api/bullets/${id}/${what}`, {});
+      if (data.bullet) fill(data);
+      else if (what === "forget") { current = null; closeDetail(); }
+      else fill(await api("/api/bullets/" + id));
     }
+    fail("d", null);
+    say(`${what === "save" ? "Saved" : what === "forget" ? "Forgotten" : what === "archive" ? "Archived" : "Restored"}: ${id}`);
     await loadBullets();
-    if (current) await openBullet(id);
-    say(`${what === "save" ? "Saved" : what}: ${id}`);
-  } catch (e) { say("Error: " + e.message); }
+  } catch (e) { fail("d", e); }
 }
 
 async function search(event) {
-  event.preventDefault();
+  if (event) event.preventDefault();
   const q = $("#q").value.trim();
-  if (!q) { say("Type a query first."); return; }
+  if (!q) { fail("search", "type a query first"); return; }
   try {
-    const params = new URLSearchParams({ q, scope: $("#s-scope").value });
-    const r = await api("/api/search?" + params);
-    $("#search-info").textContent = `${r.results.length} result(s) in ${r.scope} (${r.mode}; ${r.candidates} candidates)` +
-      (r.notes.length ? " · " + r.notes.join("; ") : "");
+    const scope = $("#s-scope").value;
+    const r = await api("/api/search-marked?" + new URLSearchParams({ q, scope }));
+    const limits = `recall returns at most ${r.max_results} bullet(s) within ${r.token_budget} tokens`;
+    $("#search-info").textContent = `${r.results.length} hit(s) in ${scopeLabel(scope)} · ` +
+      (r.returned === null ? `${limits}; pick one scope to see which it would return` :
+        `${limits}: the ${r.returned} marked ✓ are what the assistant would get`) +
+      (r.omitted_by_budget ? ` (${r.omitted_by_budget} left out by the budget)` : "") +
+      (r.notes && r.notes.length ? " · " + r.notes.join("; ") : "");
     const body = $("#results tbody");
-    body.replaceChildren();
-    r.results.forEach((h, i) => {
+    const rows = r.results.map((h, i) => {
       const s = h.score;
-      body.append(el("tr", { "data-id": h.id }, el("td", {}, i + 1), el("td", {}, h.content),
-        ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay, s.recency, s.scope, s.final].map((v, k) => el("td", { class: "num" }, num(v, k < 3 ? 1 : 2)))));
+      const mark = h.returned === true ? "✓" : "";
+      const row = el("tr", { "data-id": h.id, tabindex: "0", class: h.returned ? "returned" : "", "aria-label": "open bullet " + h.id },
+        el("td", { "data-label": "rank" }, `${i + 1}${mark ? " " + mark : ""}`),
+        el("td", { class: "c-content" }, clamped(h.content), el("div", { class: "muted small" }, `${h.id} · ${h.scope}` + (h.returned === true ? " · returned by recall" : h.returned === false ? " · not returned" : ""))),
+        ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay, s.recency, s.scope, s.final].map((v, k) =>
+          el("td", { class: "num", "data-label": ["L1", "L2", "L3", "semantic", "blended", "decay", "recency", "scope", "final"][k] }, num(v, k < 3 ? 1 : 2))));
+      row.addEventListener("click", () => openBullet(h.id, row));
+      row.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openBullet(h.id, row); } });
+      return row;
     });
-    say("");
-  } catch (e) { say("Error: " + e.message); }
+    body.replaceChildren(...rows);
+    fail("search", null);
+  } catch (e) { fail("search", e); }
 }
 
-async function loadConflicts() {
-  const data = await api("/api/conflicts" + ($("#c-all").checked ? "?all=1" : ""));
-  const box = $("#conflicts");
-  box.replaceChildren();
-  if (!data.conflicts.length) box.append(el("p", { class: "muted" }, "No open conflicts."));
-  for (const c of data.conflicts) {
-    const side = (key, b) => el("div", { class: "side" + (c.recommended === key ? " recommended" : "") },
-      el("strong", {}, key.toUpperCase() + " "), el("span", { class: "muted" }, `${b.id} · recalled ${b.recall_count}×`), el("p", {}, b.content));
-    const resolve = (keep) => async () => {
-      try { await api(`/api/conflicts/${c.id}/resolve`, { keep }); say(`Resolved ${c.id}: kept ${keep}`); await loadConflicts(); }
-      catch (e) { say("Error: " + e.message); }
-    };
-    box.append(el("div", { class: "conflict", "data-id": c.id },
-      el("p", {}, el("span", { class: "kind-" + c.kind }, c.kind), ` · similarity ${num(c.similarity)} · ${c.scope}`),
-      el("div", { class: "sides" }, side("a", c.a), side("b", c.b)),
-      el("p", {}, "Evidence: " + (c.evidence.join("; ") || "similar content")),
-      el("p", { class: "muted" }, `Recommended: keep ${c.recommended} (${c.reason})`),
-      el("div", { class: "bar" },
-        el("button", { onclick: resolve("a"), "data-keep": "a" }, "Keep A"),
-        el("button", { onclick: resolve("b"), "data-keep": "b" }, "Keep B"),
-        el("button", { onclick: resolve("both"), "data-keep": "both" }, "Keep both"),
-        el("button", { onclick: resolve("merge"), "data-keep": "merge" }, "Merge"))));
+function conflictQuery() { return new URLSearchParams({ scope: $("#c-scope").value, kind: $("#c-kind").value }); }
+
+async function loadConflicts(render = true) {
+  try {
+    const data = await api("/api/conflicts-in?" + conflictQuery());
+    // The badge counts exactly the cards this view shows with its current filters.
+    $("#conflict-count").textContent = data.conflicts.length ? `(${data.conflicts.length})` : "";
+    if (!render) return;
+    $("#conflicts-info").textContent = `${data.conflicts.length} open ${data.kind === "any" ? "conflict" : data.kind}(s) in ${scopeLabel($("#c-scope").value)}`;
+    const box = $("#conflicts");
+    box.replaceChildren();
+    $("#c-select-all").checked = false;
+    if (!data.conflicts.length) box.append(el("p", { class: "muted" }, "No open conflicts."));
+    for (const c of data.conflicts) {
+      const side = (key, b) => el("div", { class: "side" + (c.recommended === key ? " recommended" : "") },
+        el("strong", {}, key.toUpperCase() + " "), el("span", { class: "muted" }, `${b.id} · recalled ${b.recall_count}×`), clamped(b.content));
+      const err = el("p", { class: "error", role: "alert", hidden: "" });
+      const resolve = (keep) => async () => {
+        try { await api(`/api/conflicts/${c.id}/resolve`, { keep }); say(`Resolved ${c.id}: kept ${keep}`); await loadConflicts(); }
+        catch (e) { err.textContent = "Error: " + e.message; err.hidden = false; }
+      };
+      box.append(el("div", { class: "conflict", "data-id": c.id, "data-recommended": c.recommended },
+        el("p", {}, el("input", { type: "checkbox", class: "pick", "aria-label": "select conflict " + c.id }), " ",
+          el("span", { class: "kind-" + c.kind }, c.kind), ` · similarity ${num(c.similarity)} · ${c.scope}`),
+        el("div", { class: "sides" }, side("a", c.a), side("b", c.b)),
+        el("p", { class: "evidence" }, "Evidence: " + (c.evidence.join("; ") || "similar content")),
+        el("p", { class: "muted" }, `Recommended: keep ${c.recommended} (${c.reason})`),
+        err,
+        el("div", { class: "bar" },
+          el("button", { type: "button", onclick: resolve("a"), "data-keep": "a" }, "Keep A"),
+          el("button", { type: "button", onclick: resolve("b"), "data-keep": "b" }, "Keep B"),
+          el("button", { type: "button", onclick: resolve("both"), "data-keep": "both" }, "Keep both"),
+          el("button", { type: "button", onclick: resolve("merge"), "data-keep": "merge" }, "Merge"))));
+    }
+    fail("conflicts", null);
+  } catch (e) { fail("conflicts", e); }
+}
+
+async function bulk(recommended) {
+  const picked = [...document.querySelectorAll("#conflicts .conflict")].filter((c) => c.querySelector(".pick").checked);
+  if (!picked.length) { fail("conflicts", "select at least one conflict first"); return; }
+  const failed = [];
+  for (const card of picked) {
+    const keep = recommended ? card.dataset.recommended : "both";
+    try { await api(`/api/conflicts/${card.dataset.id}/resolve`, { keep }); }
+    catch (e) { failed.push(`${card.dataset.id}: ${e.message}`); }
   }
-  $("#conflict-count").textContent = data.conflicts.length ? `(${data.conflicts.length})` : "";
+  await loadConflicts();
+  if (failed.length) fail("conflicts", failed.join("; "));
+  say(`${picked.length - failed.length} conflict(s) ${recommended ? "resolved as recommended" : "dismissed"}`);
 }
 
 async function loadStats() {
-  const s = await api("/api/stats");
-  const list = (title, counts) => el("div", {}, el("h3", {}, title),
-    el("ul", {}, ...Object.entries(counts).map(([k, v]) => el("li", {}, `${k}: ${v}`))));
-  $("#stats").replaceChildren(
-    el("p", {}, `${s.total} bullets (${s.active} active, ${s.archived} archived) · ${s.open_conflicts} open conflict(s) · ` +
-      `model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`),
-    el("div", { class: "sides" }, list("By scope", s.by_scope), list("By section", s.by_section)),
-    el("div", { class: "sides" }, list("By type", s.by_type), list("Context injections", s.injections)));
-  const box = $("#histogram");
-  box.replaceChildren();
-  const bands = Object.entries(s.decay_histogram), top = Math.max(1, ...bands.map(([, v]) => v));
-  bands.forEach(([band, count], i) => {
-    const h = 170 * count / top, x = 10 + i * 58;
-    box.append(svg("rect", { x, y: 180 - h, width: 44, height: h, fill: band.startsWith("<") ? "#b3261e" : "#2c5fd6" }));
-    const t = svg("text", { x, y: 195 }); t.textContent = band.replace(" (new)", "").replace(" (gc)", ""); box.append(t);
-    const c = svg("text", { x, y: 175 - h }); c.textContent = count; box.append(c);
-  });
+  try {
+    const [s, gc] = await Promise.all([api("/api/stats"), api("/api/gc-preview")]);
+    const list = (title, counts) => el("div", {}, el("h3", {}, title),
+      el("ul", {}, ...Object.entries(counts).map(([k, v]) => el("li", {}, `${k}: ${fmt.format(v)}`))));
+    $("#stats").replaceChildren(
+      el("p", {}, `${fmt.format(s.total)} bullets (${fmt.format(s.active)} active, ${fmt.format(s.archived)} archived) · ` +
+        `${s.open_conflicts} open conflict record(s) · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`),
+      el("div", { class: "sides" }, list("By scope", s.by_scope), list("By section", s.by_section)),
+      el("div", { class: "sides" }, list("By type", s.by_type), list("Context injections", s.injections)));
+    const bands = Object.entries(s.decay_histogram), top = Math.max(1, ...bands.map(([, v]) => v));
+    $("#histogram").replaceChildren(...bands.map(([band, count]) =>
+      el("button", { type: "button", class: "band" + (band.startsWith("<") ? " gc" : ""), "data-band": band,
+        "aria-label": `${count} bullet(s) in band ${band}: list them`, onclick: () => filterBand(band) },
+        el("span", { class: "count" }, fmt.format(count)),
+        el("span", { class: "bar-fill", style: { height: `${Math.round(150 * count / top)}px` } }),
+        el("span", { class: "band-label" }, band))));
+    $("#gc-preview").replaceChildren(gc.would_archive ?
+      el("span", {}, `These ${fmt.format(gc.would_archive)} would be archived by memx gc now. `,
+        el("button", { type: "button", id: "gc-show", onclick: () => filterBand(gc.band) }, "Show them")) :
+      el("span", { class: "muted" }, "memx gc would archive nothing now."));
+    fail("stats", null);
+  } catch (e) { fail("stats", e); }
+}
+
+function filterBand(band) {
+  $("#f-band").value = band;
+  $("#f-status").value = "active";
+  $("#f-sort").value = "stalest";
+  offset = 0;
+  show("bullets");
 }
 
 // -- wiring ------------------------------------------------------------------------------------------
@@ -203,11 +354,34 @@ for (const [select, values] of [[$("#f-section"), SECTIONS], [$("#f-type"), TYPE
   for (const v of values) select.append(el("option", { value: v }, v));
 }
 for (const tab of document.querySelectorAll("nav button")) tab.addEventListener("click", () => show(tab.dataset.view));
-$("#filters").addEventListener("change", loadBullets);
+let typing = null;
+$("#filters").addEventListener("change", () => { offset = 0; loadBullets(); });
+$("#filters").addEventListener("submit", (e) => { e.preventDefault(); offset = 0; loadBullets(); });
+$("#f-text").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => { offset = 0; loadBullets(); }, 250); });
+$("#prev").addEventListener("click", () => { offset = Math.max(0, offset - PAGE); loadBullets(); });
+$("#next").addEventListener("click", () => { if (offset + PAGE < total) { offset += PAGE; loadBullets(); } });
 $("#search-form").addEventListener("submit", search);
-$("#c-all").addEventListener("change", loadConflicts);
+$("#s-scope").addEventListener("change", () => { if ($("#q").value.trim()) search(); });
+$("#c-filters").addEventListener("change", () => loadConflicts());
+$("#c-select-all").addEventListener("change", (e) => { for (const box of document.querySelectorAll("#conflicts .pick")) box.checked = e.target.checked; });
+$("#c-bulk-recommended").addEventListener("click", () => bulk(true));
+$("#c-bulk-dismiss").addEventListener("click", () => bulk(false));
 for (const what of ["save", "archive", "restore", "forget"]) $("#d-" + what).addEventListener("click", () => act(what));
-document.addEventListener("keydown", (e) => {
-  if (e.key === "/" && !["INPUT", "TEXTAREA"].includes(document.activeElement.tagName)) { e.preventDefault(); show("search"); }
+$("#d-close").addEventListener("click", closeDetail);
+// A click on the backdrop (outside the dialog's box) closes it; Escape closes it natively.
+$("#detail").addEventListener("click", (e) => {
+  const r = e.currentTarget.getBoundingClientRect();
+  const outside = e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom;
+  if (e.target === e.currentTarget && outside) closeDetail();
 });
-loadScopes().then(loadBullets).catch((e) => say("Error: " + e.message));
+$("#detail").addEventListener("close", () => {
+  for (const row of document.querySelectorAll("tbody tr.selected")) row.classList.remove("selected");
+  const back = opener && opener.isConnected ? opener : (opener && opener.dataset && document.querySelector(`tr[data-id='${opener.dataset.id}']`)) || $("#bullets");
+  if (back === $("#bullets")) back.setAttribute("tabindex", "-1");
+  back.focus();
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key === "/" && !$("#detail").open && !["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) { e.preventDefault(); show("search"); }
+});
+// The list first: the server answers one call at a time, and the badge can wait for it.
+loadContext().then(loadBullets).then(() => loadConflicts(false));
