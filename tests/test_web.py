@@ -240,59 +240,6 @@ def test_chinese_and_japanese_bullets_show_and_open_from_the_keyboard(
     assert first.get_attribute("data-id") == zh.id
 
 
-def raw_request(port: int, head: str) -> bytes:
-    """The server's first answer to ``head`` sent as is on a socket (no body follows)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
-        conn.sendall(head.encode())
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            answer += chunk
-        return answer
-
-
-@pytest.mark.parametrize("length", ["-1", "abc", "１２", "12, 13", str(10**30)])
-def test_a_bad_content_length_is_answered_at_once_and_the_server_keeps_serving(ui: UiServer, length: str) -> None:
-    port = ui.server_address[1]
-    head = (
-        f"POST /api/bullets/b_x HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Memx-Token: {ui.token}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
-    )
-    answer = raw_request(port, head)  # the socket stays open: a server waiting for the body would hang here
-    expected = b"413" if length == str(10**30) else b"400"
-    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 " + expected + (
-        b" Bad Request" if expected == b"400" else b" Request Entity Too Large"
-    )
-    assert fetch(f"http://127.0.0.1:{port}/api/stats", {"X-Memx-Token": ui.token})[0] == 200
-
-
-def test_a_one_time_link_opens_the_page_once_and_carries_no_token(ui: UiServer) -> None:
-    link = ui.one_time_url()
-    assert ui.token not in link
-    status, page = fetch(link)  # redirected to the token URL
-    assert status == 200 and b"<title>memx</title>" in page
-    assert fetch(link) == (403, {"error": "this link was used already or expired: use the URL `memx ui` printed"})
-    assert fetch(link.replace("code=", "code=x"))[0] == 403
-
-
-def test_memx_ui_starts_the_browser_without_the_token_on_its_command_line(tmp_path: Path) -> None:
-    import subprocess
-    import time
-
-    seen = tmp_path / "browser-argv"
-    browser = tmp_path / "browser"
-    browser.write_text(f'#!/bin/sh\nprintf "%s" "$*" > "{seen}.part" && mv "{seen}.part" "{seen}"\n')
-    browser.chmod(0o755)
-    home = tmp_path / "home"
-    proc = subprocess.Popen(
-        [*script("memx"), "--home", str(home), "ui", "--json"],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**env_for(home), "BROWSER": str(browser)},  # webbrowser runs $BROWSER with the URL
-
-
 # -- a real-sized store: thousands of bullets, long unbroken paths, CJK, any width (issue 20) ----------
 
 LONG_PATH = "/home/dev/src/github.com/acme/platform/services/billing/internal/adapters/postgres/migrations/v2"
@@ -554,21 +501,6 @@ def test_an_action_on_a_bullet_erased_by_another_process_shows_an_error(
     )
     try:
         assert proc.stdout is not None
-        token = json.loads(proc.stdout.readline())["url"].split("token=")[1]
-        deadline = time.monotonic() + 60
-        while not seen.exists():  # the browser stand-in writes its command line once it runs
-            assert time.monotonic() < deadline and proc.poll() is None
-            time.sleep(0.05)
-        opened = seen.read_text()
-        assert opened.startswith("http://127.0.0.1:") and token not in opened
-        status, page = fetch(opened)
-        assert status == 200 and b"<title>memx</title>" in page
-        assert fetch(opened)[0] == 403  # good for one visit
-    finally:
-        proc.terminate()
-        proc.wait(30)
-
-
         browser.get(json.loads(proc.stdout.readline())["url"])
         wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#bullets tr[data-id='{b.id}']"))[0].click()
         wait_for(browser, lambda d: d.find_element(By.ID, "d-id").text == b.id)
@@ -636,3 +568,73 @@ def test_selected_conflicts_are_dismissed_in_bulk(ui: UiServer, memory: Memory, 
     wait_for(browser, lambda d: "No open conflicts." in d.find_element(By.ID, "conflicts").text)
     assert browser.find_element(By.ID, "conflict-count").text == ""
     assert memory.list_conflicts() == [] and memory.stats().active == 4  # dismissed: both sides kept
+
+
+def raw_request(port: int, head: str) -> bytes:
+    """The server's first answer to ``head`` sent as is on a socket (no body follows)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+        conn.sendall(head.encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+
+
+@pytest.mark.parametrize("length", ["-1", "abc", "１２", "12, 13", str(10**30)])
+def test_a_bad_content_length_is_answered_at_once_and_the_server_keeps_serving(ui: UiServer, length: str) -> None:
+    port = ui.server_address[1]
+    head = (
+        f"POST /api/bullets/b_x HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Memx-Token: {ui.token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    )
+    answer = raw_request(port, head)  # the socket stays open: a server waiting for the body would hang here
+    expected = b"413" if length == str(10**30) else b"400"
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 " + expected + (
+        b" Bad Request" if expected == b"400" else b" Request Entity Too Large"
+    )
+    assert fetch(f"http://127.0.0.1:{port}/api/stats", {"X-Memx-Token": ui.token})[0] == 200
+
+
+def test_a_one_time_link_opens_the_page_once_and_carries_no_token(ui: UiServer) -> None:
+    link = ui.one_time_url()
+    assert ui.token not in link
+    status, page = fetch(link)  # redirected to the token URL
+    assert status == 200 and b"<title>memx</title>" in page
+    assert fetch(link) == (403, {"error": "this link was used already or expired: use the URL `memx ui` printed"})
+    assert fetch(link.replace("code=", "code=x"))[0] == 403
+
+
+def test_memx_ui_starts_the_browser_without_the_token_on_its_command_line(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    seen = tmp_path / "browser-argv"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$*" > "{seen}.part" && mv "{seen}.part" "{seen}"\n')
+    browser.chmod(0o755)
+    home = tmp_path / "home"
+    proc = subprocess.Popen(
+        [*script("memx"), "--home", str(home), "ui", "--json"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**env_for(home), "BROWSER": str(browser)},  # webbrowser runs $BROWSER with the URL
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdout is not None
+        token = json.loads(proc.stdout.readline())["url"].split("token=")[1]
+        deadline = time.monotonic() + 60
+        while not seen.exists():  # the browser stand-in writes its command line once it runs
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        opened = seen.read_text()
+        assert opened.startswith("http://127.0.0.1:") and token not in opened
+        status, page = fetch(opened)
+        assert status == 200 and b"<title>memx</title>" in page
+        assert fetch(opened)[0] == 403  # good for one visit
+    finally:
+        proc.terminate()
+        proc.wait(30)
