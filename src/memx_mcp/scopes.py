@@ -95,6 +95,12 @@ def _git(cwd: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
 
 
+def repository_root(cwd: Path) -> Path | None:
+    """The top folder of the git repository ``cwd`` is in, if any."""
+    top = _git(cwd, "rev-parse", "--show-toplevel") if cwd.is_dir() else None
+    return Path(top) if top else None
+
+
 def detect_scope(cwd: Path) -> Scope:
     """Project from the git repository (its origin remote's name, else its top folder), workspace from the
     branch (or the linked worktree's folder). Outside a repository: global."""
