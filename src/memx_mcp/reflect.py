@@ -54,7 +54,7 @@ CREDENTIAL_FOLDERS = {
     ".git",
     ".vault",
 }
-CREDENTIAL_SUBFOLDERS = {(".config", "gcloud"), (".config", "gh"), (".config", "op"), (".local", "share")}
+CREDENTIAL_SUBFOLDERS = {(".config", "gcloud"), (".config", "gh"), (".config", "op"), (".local", "share", "keyrings")}
 CREDENTIAL_FILES = {".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".vault-token", ".my.cnf"}
 
 
@@ -62,7 +62,7 @@ def _credentials(path: Path) -> str | None:
     """The part of ``path`` that makes it a credential store, if any."""
     parts = path.parts
     for i, part in enumerate(parts):
-        if part in CREDENTIAL_FOLDERS or tuple(parts[i : i + 2]) in CREDENTIAL_SUBFOLDERS:
+        if part in CREDENTIAL_FOLDERS or any(parts[i : i + len(sub)] == sub for sub in CREDENTIAL_SUBFOLDERS):
             return part
     name = path.name
     if name in CREDENTIAL_FILES or name == ".env" or name.startswith(".env.") or name.endswith(".env"):
