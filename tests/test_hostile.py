@@ -260,7 +260,9 @@ def test_a_token_through_every_door_is_masked_in_the_data_folder_and_every_outpu
         return json.loads(done.stdout) if done.stdout.strip() else None
 
     tokens = {d: fake_token(d) for d in ("remember", "rtag", "edit-tag", "web-tag", "web-content", "reflect")}
-    made = memx("remember", f"The release bot authenticates with {tokens['remember']} on deploy", "--tag", tokens["rtag"])
+    made = memx(
+        "remember", f"The release bot authenticates with {tokens['remember']} on deploy", "--tag", tokens["rtag"]
+    )
     bullet = made["bullet"]["id"]
     memx("edit", bullet, "--tag", tokens["edit-tag"])
 

@@ -85,7 +85,9 @@ def test_outside_a_repository_the_scope_is_global(tmp_path: Path) -> None:
     assert detect_scope(tmp_path) == Scope()
 
 
-@pytest.mark.parametrize("bad", ["project:a\n/workspace:b", "project:..", "project:a..b", "project:.", "project:x/workspace:.."])
+@pytest.mark.parametrize(
+    "bad", ["project:a\n/workspace:b", "project:..", "project:a..b", "project:.", "project:x/workspace:.."]
+)
 def test_names_with_a_newline_or_dot_dot_are_refused(bad: str) -> None:
     with pytest.raises(InvalidScopeError, match="invalid scope name"):
         parse_scope(bad)
