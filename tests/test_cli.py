@@ -315,9 +315,7 @@ def test_terminal_escapes_in_stored_bullets_are_printed_escaped(tmp_path: Path) 
         assert done.returncode == 0, (name, done.stderr)
         assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\x9b" not in done.stdout, name
         assert "\\x1b]52;c;" in done.stdout, name
-    assert (
-        "\\x9b2J" in outputs["show"].stdout and "t\\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\x07" in outputs["show"].stdout
-    )
+    assert "\\x9b2J" in outputs["show"].stdout and "t\\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\x07" in outputs["show"].stdout
 
 
 def test_remember_strips_an_osc52_sequence_on_the_way_in(tmp_path: Path) -> None:
