@@ -163,7 +163,7 @@ def test_merge_content_uses_the_llm_when_available_and_falls_back_when_not(
 
 BAD_RECORDS = [
     ('{"content": 5}', "content must be text"),
-    ('{"content": "' + "x" * 1_000_000 + '"}', "the limit is 4000"),
+    ('{"content": "' + "lorem ipsum " * 85_000 + '"}', "the limit is 4000"),
     ('{"content": "nul \\u0000 inside"}', "binary"),
     ('{"content": "many tags", "tags": [' + ",".join(f'"t{i}"' for i in range(10_000)) + "]}", "at most 32"),
     ('{"content": "long id", "id": "' + "b" * 5000 + '"}', "is not an id"),
