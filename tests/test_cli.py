@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -195,3 +196,131 @@ def test_your_own_patterns_are_masked_by_sanitize_and_before_storing(tmp_path: P
     assert "ACME-4821" not in json.dumps(stored) and "[REDACTED:ticket]" in stored["bullet"]["content"]
     bad = memx(d, "sanitize", MEMX_SECRET_PATTERNS="ticket=ACME-(\\d{4}")
     assert bad.returncode != 0 and "secret_patterns: ticket" in bad.stderr
+
+
+TOPICS = [
+    "pytest -n auto spreads the suite over every core",
+    "Redis drops connections when the pool holds fewer than 50",
+    "the Docker build needs BuildKit for cache mounts",
+    "ruff format runs before mypy in the pre-commit hook",
+    "Postgres migrations run with alembic upgrade head",
+    "the staging deploy waits for the smoke tests",
+    "npm ci is faster than npm install on the CI runners",
+    "the nginx config reloads with nginx -s reload",
+    "uv sync --frozen keeps the lock file untouched",
+    "Kafka consumers must commit offsets after processing",
+    "the Terraform state lives in the team's S3 bucket",
+    "git rebase -i squashes the fixup commits",
+    "the cron job for backups runs at 03:00 UTC",
+    "Celery workers need a visibility timeout above the longest task",
+    "ESLint's flat config replaced the .eslintrc file",
+]
+PLACES = ["in the api service", "for the billing team", "on the laptop setup", "in production"]
+
+
+def test_two_processes_importing_the_same_records_store_each_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    records = [json.dumps({"content": f"Remember that {t} {p}."}) for t in TOPICS for p in PLACES]
+    assert len(records) == 60
+    (tmp_path / "same.jsonl").write_text("\n".join(records) + "\n")
+    command = [*script("memx"), "--home", str(home), "import", str(tmp_path / "same.jsonl"), "--json"]
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_for(home))
+        for _ in range(2)
+    ]
+    answers = [json.loads(p.communicate(timeout=600)[0]) for p in runs]
+    assert all(a["errors"] == [] and a["inserted"] + a["merged"] == 60 for a in answers)
+    # Whichever held the lock first stored its bullets; the other found every one of them already there.
+    first, second = sorted(answers, key=lambda a: -a["inserted"])
+    assert second["inserted"] == 0 and second["merged"] == 60
+    assert len(memx(home, "export").stdout.splitlines()) == first["inserted"]
+
+
+def test_import_reports_each_bad_record_goes_on_and_exits_non_zero(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    lines = ['{"content": "Use uv sync --frozen in CI"}', '{"content": 5}', "[" * 50_000 + "]" * 50_000, "{oops"]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    done = memx(home, "import", str(tmp_path / "in.jsonl"))
+    assert done.returncode == 1 and "unexpected error" not in done.stderr and "Traceback" not in done.stderr
+    assert "1 inserted" in done.stdout and "3 bad line(s)" in done.stdout
+    assert "line 2: content must be text, not int" in done.stdout and "line 3: nested too deeply" in done.stdout
+    assert "line 4: not JSON" in done.stdout
+    assert len(memx(home, "export").stdout.splitlines()) == 1
+
+
+def test_dry_runs_create_no_store(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("User: the tests are slow\nAssistant: run pytest -n auto to use every core")
+    assert memx(home, "reflect", str(transcript), "--dry-run").returncode == 0
+    assert as_json(memx(home, "gc", "--dry-run", "--json"))["archived"] == []
+    assert not (home / "store").exists()
+
+
+def test_export_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    memx(home, "remember", "Use pytest -n auto (pytest-xdist) to run the suite in parallel")
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before memx writes a byte, as `memx export | head -0` would leave it
+    done = subprocess.run(
+        [*script("memx"), "--home", str(home), "export"],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for(home),
+    )
+    os.close(write)
+    assert done.returncode == 141 and "BrokenPipe" not in done.stderr and "Traceback" not in done.stderr
+
+
+OSC52 = "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"
+
+
+def test_terminal_escapes_in_stored_bullets_are_printed_escaped(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from memx_mcp.models import Bullet, Conflict, KnowledgeType, Section
+    from memx_mcp.store.lance import LanceStore
+
+    home = tmp_path / "home"
+    now = datetime.now(UTC)
+    store = LanceStore(home / "store", "sentence-transformers/all-MiniLM-L6-v2", 384)  # an older memx's store
+    made = [
+        Bullet(
+            f"b_00000000000000a{i}",
+            f"Redis pool {n} {OSC52} is right\x9b2J",
+            Section.GENERAL,
+            KnowledgeType.KNOWLEDGE,
+            50.0,
+            1.0,
+            "manual",
+            "global",
+            now,
+            now,
+            tags=(f"t{OSC52}",),
+        )
+        for i, n in enumerate((10, 50))
+    ]
+    store.add(made)
+    store.add_conflicts(
+        [Conflict("c_0000000000000001", made[0].id, made[1].id, 0.9, "contradiction", (OSC52,), "global", now)]
+    )
+    outputs = {
+        "list": memx(home, "list"),
+        "show": memx(home, "show", made[0].id),
+        "recall": memx(home, "recall", "Redis pool"),
+        "conflicts": memx(home, "conflicts"),
+    }
+    for name, done in outputs.items():
+        assert done.returncode == 0, (name, done.stderr)
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\x9b" not in done.stdout, name
+        assert "\\x1b]52;c;" in done.stdout, name
+    assert "\\x9b2J" in outputs["show"].stdout and "t\\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\x07" in outputs["show"].stdout
+
+
+def test_remember_strips_an_osc52_sequence_on_the_way_in(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = memx(home, "remember", f"Use make lint {OSC52}before pushing", "--tag", f"ci{OSC52}")
+    assert done.returncode == 0 and "\x1b" not in done.stdout
+    exported = memx(home, "export").stdout
+    assert "\x1b" not in exported and "\\u001b" not in exported and "\x07" not in exported

@@ -7,6 +7,7 @@ import contextlib
 import json
 import stat
 import subprocess
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,10 @@ MCP_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("list_conflicts", {"scope": "nope"}, "invalid scope"),
     ("resolve_conflict", {"conflict_id": "c_unknown", "keep": "a"}, "no conflict"),
     ("resolve_conflict", {"conflict_id": "c_x", "keep": "everything"}, "Input should be"),
-    ("reflect", {"path": "/etc/passwd"}, "home, working or temp folder only"),
-    ("reflect", {"path": "/tmp/definitely-missing.jsonl"}, "no such file"),
+    ("reflect", {"path": "/etc/passwd"}, "only from the clients' session folders"),
+    ("reflect", {"path": "/tmp/x\x00y.jsonl"}, "NUL"),
+    ("reflect", {"transcript": "[" * 100_000 + "]" * 100_000}, "nested too deeply"),
+    ("reflect", {"transcript": '{"message": ' * 50_000 + "1" + "}" * 50_000}, "nested too deeply"),
     ("reflect", {"transcript": "a", "path": "/tmp/x"}, "either transcript text or a path"),
     ("reflect", {"transcript": '{not json\n{"type": "user"\n\x01\x02'}, "rules mode"),
     ("reflect", {"mode": "magic", "transcript": "hi"}, "Input should be"),
@@ -59,16 +62,23 @@ MCP_CASES: list[tuple[str, dict[str, Any], str]] = [
 
 
 def test_every_tool_survives_hostile_input_and_keeps_what_it_stored(tmp_path: Path) -> None:
-    big = tmp_path / "big.jsonl"
+    sessions = tmp_path / "user" / ".claude" / "projects" / "p"
+    sessions.mkdir(parents=True)
+    big = sessions / "big.jsonl"
     line = json.dumps({"type": "assistant", "message": {"role": "assistant", "content": "x" * 1000}})
     big.write_text("\n".join([line] * 10_500))  # ~10.7 MB transcript
-    binary = tmp_path / "blob.jsonl"
+    binary = sessions / "blob.jsonl"
     binary.write_bytes(b"\x00\xff\xfe" * 1000)
+    latin1 = sessions / "latin1.txt"
+    latin1.write_bytes("Le café est prêt: pytest -x".encode("latin-1"))
     cases = [
         *MCP_CASES,
         ("reflect", {"path": str(big), "dry_run": True}, "10500 steps"),
         ("reflect", {"path": str(binary)}, "binary"),
+        ("reflect", {"path": str(latin1)}, "not UTF-8 text"),
+        ("reflect", {"path": str(sessions / "missing.jsonl")}, "no such file"),
     ]
+    errors = tmp_path / "stderr.txt"
 
     async def steps(s: ClientSession) -> list[tuple[Any, Any]]:
         kept = await s.call_tool("remember", {"text": KEEP})
@@ -81,12 +91,15 @@ def test_every_tool_survives_hostile_input_and_keeps_what_it_stored(tmp_path: Pa
     cmd = script("memx-mcp")
 
     async def session() -> list[tuple[Any, Any]]:
-        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env_for(tmp_path / "home"), cwd=str(tmp_path))
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            return await steps(s)
+        env = env_for(tmp_path / "home", HOME=str(tmp_path / "user"))
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env, cwd=str(tmp_path))
+        with errors.open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                return await steps(s)
 
     results = anyio.run(session)
+    assert "Traceback" not in errors.read_text()
     (kept, after), answers = results[0], results[1:]
     for (tool, args, expected), (answer, _) in zip(cases, answers, strict=True):
         text = answer.content[0].text if answer.content else ""
@@ -227,6 +240,81 @@ def test_secrets_never_land_in_files_logs_or_llm_requests(tmp_path: Path) -> Non
         assert needle not in sent, f"{kind} sent to the LLM"
         assert needle.encode() not in stored, f"{kind} stored in the data folder"
         assert needle not in reflected.stderr, f"{kind} in the logs"
+
+
+def fake_token(door: str) -> str:
+    """A GitHub-token shape naming its door, so that a leak says where it came in."""
+    return "ghp_" + (door.replace("-", "").upper() + "Zx9Qw2Er7Ty4Ui1Op3As5Df6Gh8Jk0Lz1Xc3")[:36]
+
+
+def test_a_token_through_every_door_is_masked_in_the_data_folder_and_every_output(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = env_for(home, MEMX_LOG_LEVEL="DEBUG")
+    outputs: list[str] = []
+
+    def memx(*args: str) -> Any:
+        done = subprocess.run(
+            [*script("memx"), *args, "--json"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180
+        )
+        outputs.extend((done.stdout, done.stderr))
+        return json.loads(done.stdout) if done.stdout.strip() else None
+
+    tokens = {d: fake_token(d) for d in ("remember", "rtag", "edit-tag", "web-tag", "web-content", "reflect")}
+    made = memx(
+        "remember", f"The release bot authenticates with {tokens['remember']} on deploy", "--tag", tokens["rtag"]
+    )
+    bullet = made["bullet"]["id"]
+    memx("edit", bullet, "--tag", tokens["edit-tag"])
+
+    ui = subprocess.Popen(
+        [*script("memx"), "ui", "--no-open", "--json"], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+    )
+    try:
+        assert ui.stdout is not None
+        url = json.loads(ui.stdout.readline())["url"]
+        base, token = url.split("/?token=")
+        body = json.dumps({"tags": [tokens["web-tag"]], "content": f"Web edit: the bot uses {tokens['web-content']}"})
+        request = urllib.request.Request(
+            f"{base}/api/bullets/{bullet}",
+            data=body.encode(),
+            headers={"Content-Type": "application/json", "X-Memx-Token": token},
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            outputs.append(answer.read().decode())
+    finally:
+        ui.terminate()
+        ui.wait(30)
+
+    fields = ("tags", "tools", "entities", "source", "id", "origin")
+    records = []
+    for field in fields:
+        tokens[f"import-{field}"] = value = fake_token(f"import{field}")
+        record: dict[str, Any] = {"content": f"Imported note about the {field} field and the release bot"}
+        record[field] = [value] if field in ("tags", "tools", "entities") else value
+        records.append(json.dumps(record))
+    tokens["import-content"] = fake_token("importcontent")
+    records.append(json.dumps({"content": f"Use {tokens['import-content']} for the bot", "id": "b_00000000000000aa"}))
+    (tmp_path / "in.jsonl").write_text("\n".join(records) + "\n")
+    imported = memx("import", str(tmp_path / "in.jsonl"))
+    assert imported["errors"] and "line 5" in imported["errors"][0]  # the id holding a token is refused
+    assert imported["inserted"] + imported["merged"] + imported["restored"] == len(records) - 1
+
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(secret_transcript().replace(SECRETS["github"], tokens["reflect"]))
+    reflected = memx("reflect", str(transcript), "--mode", "rules")
+    assert reflected[0]["added"] >= 1
+
+    memx("recall", "release bot token deploy")
+    memx("list")
+    memx("show", bullet)
+    done = subprocess.run([*script("memx"), "export"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    outputs.append(done.stdout)
+    assert "[REDACTED" in done.stdout
+    stored = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
+    seen = "\n".join(outputs)
+    for door, value in tokens.items():
+        assert value.encode() not in stored, f"{door}: stored unmasked"
+        assert value not in seen, f"{door}: shown unmasked"
 
 
 def test_info_logs_never_print_bullet_contents(tmp_path: Path) -> None:

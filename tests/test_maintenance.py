@@ -159,3 +159,35 @@ def test_merge_content_uses_the_llm_when_available_and_falls_back_when_not(
         )
     assert again.action == "merged" and len(api.requests) == 1
     assert again.bullet.content == "Lint the Python code with `ruff check` before every commit. Ruff is fast."
+
+
+BAD_RECORDS = [
+    ('{"content": 5}', "content must be text"),
+    ('{"content": "' + "lorem ipsum " * 85_000 + '"}', "the limit is 4000"),
+    ('{"content": "nul \\u0000 inside"}', "binary"),
+    ('{"content": "many tags", "tags": [' + ",".join(f'"t{i}"' for i in range(10_000)) + "]}", "at most 32"),
+    ('{"content": "long id", "id": "' + "b" * 5000 + '"}', "is not an id"),
+    ('{"content": "far future", "created_at": "9999-01-01T00:00:00+00:00"}', "outside 2000..2099"),
+    ('{"content": "nan vector", "vector": [' + ",".join(["NaN"] * 384) + "]}", "not a finite number"),
+    ('{"content": "number tags", "tags": [1, 2]}', "tag must be text"),
+    ('{"content": "huge count", "recall_count": 1e30}', "recall_count"),
+    ('{"content": "bad section", "section": "NOPE"}', "section 'NOPE' is not one of"),
+    ('{"content": "bad confidence", "confidence": "high"}', "confidence must be a number"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ("not json at all", "not JSON"),
+    ('{"content": "\\u200b\\u200b"}', "content is empty"),
+]
+
+
+def test_each_bad_record_is_refused_by_line_with_its_reason_and_the_rest_imported(memory: Memory) -> None:
+    good = [
+        json.dumps({"content": "Use pytest -n auto (pytest-xdist) to run the suite in parallel"}),
+        json.dumps({"content": "Escape \x1b]52;c;ZXZpbA==\x07 stripped: run make lint before pushing"}),
+    ]
+    lines = [good[0], *(line for line, _ in BAD_RECORDS), good[1]]
+    result = maintenance.import_records(memory, lines)
+    assert result.inserted == 2 and len(result.errors) == len(BAD_RECORDS)
+    for n, (error, (_, reason)) in enumerate(zip(result.errors, BAD_RECORDS, strict=True), 2):
+        assert error.startswith(f"line {n}: ") and reason in error, error
+    assert memory.stats().total == 2
+    assert not any("\x1b" in b.content or "\x07" in b.content for b in memory.store.all_bullets())

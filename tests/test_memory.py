@@ -267,3 +267,32 @@ def test_a_copy_that_cannot_be_built_ahead_does_not_keep_the_memory_from_opening
     monkeypatch.setattr(LazyEmbedder, "start", lambda self: started.append(True))
     assert open_memory(settings, warm=True).store is not None
     assert started == [True]  # the model still loads
+
+
+OSC52 = "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"
+
+
+@pytest.mark.parametrize("text", ["\u200b\u200b\u200b", "\u200b \ufeff\u2060\n", "\u00ad\u200d"])
+def test_text_made_only_of_invisible_characters_is_empty(memory: Memory, text: str) -> None:
+    with pytest.raises(InvalidInputError, match="empty"):
+        memory.remember(text)
+    assert memory.stats().total == 0
+
+
+def test_remember_strips_terminal_escapes_from_text_and_tags(memory: Memory) -> None:
+    b = memory.remember(f"Run pytest -x {OSC52}to stop at the first failure\x9b2J", tags=[f"ci{OSC52}"]).bullet
+    stored = memory.store.get([b.id])[0]
+    assert "\x1b" not in stored.content and "\x07" not in stored.content and "\x9b" not in stored.content
+    assert stored.content.startswith("Run pytest -x ]52;c;") and stored.tags[0].startswith("ci ]52;c;")
+    assert not any(c in t for t in stored.tags for c in "\x1b\x07")
+
+
+def test_tags_are_checked_like_the_text(memory: Memory) -> None:
+    with pytest.raises(InvalidInputError, match="at most 64"):
+        memory.remember(PYTEST, tags=["x" * 65])
+    with pytest.raises(InvalidInputError, match="at most 32"):
+        memory.remember(PYTEST, tags=[f"t{i}" for i in range(33)])
+    with pytest.raises(InvalidInputError, match="must be text"):
+        memory.remember(PYTEST, tags=[5])  # type: ignore[list-item]
+    token = "ghp_" + "Zx9Qw2Er7Ty4Ui1Op3As5Df6Gh8Jk0Lz1Xc3"
+    assert token not in str(memory.remember(PYTEST, tags=[token]).bullet.tags)

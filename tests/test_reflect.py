@@ -14,7 +14,7 @@ from memx_mcp.config import Settings
 from memx_mcp.errors import InvalidInputError
 from memx_mcp.hooks import claude_code
 from memx_mcp.memory import Memory
-from memx_mcp.reflect import allowed_path, read_transcript, reflect
+from memx_mcp.reflect import allowed_path, read_transcript, reflect, transcript_file
 
 from .helpers import env_for, script
 
@@ -68,10 +68,48 @@ def test_a_password_seen_in_a_url_is_masked_where_a_bullet_repeats_it_bare(memor
     assert any("[REDACTED:url_credentials]" in b.content for b in result.report.bullets)
 
 
-@pytest.mark.parametrize("bad", ["/etc/passwd", "/root/../etc/shadow"])
+@pytest.mark.parametrize("bad", ["/etc/passwd", "/root/../etc/shadow", "~/notes.jsonl", "/tmp/session.jsonl"])
 def test_reflect_paths_outside_allowed_folders_are_refused(bad: str, tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="home, working or temp"):
+    with pytest.raises(InvalidInputError, match="only from the clients' session folders"):
         allowed_path(bad, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "name", [".ssh/id_ed25519", ".aws/credentials", ".config/gcloud/creds.json", ".netrc", "app/.env", "app/.env.prod"]
+)
+def test_credential_files_are_never_read_even_when_named_on_the_command_line(name: str, tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="never reads credential files"):
+        transcript_file(tmp_path / name, tmp_path)
+
+
+def test_the_project_repository_is_a_transcript_root_but_never_the_root_or_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / "notes").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "notes" / "s.txt").write_text("User: hi")
+    assert allowed_path(str(repo / "notes" / "s.txt"), repo) == (repo / "notes" / "s.txt").resolve()
+    monkeypatch.setenv("HOME", str(repo))  # a dotfiles repository in the home folder
+    with pytest.raises(InvalidInputError, match="session folders"):
+        allowed_path(str(repo / "notes" / "s.txt"), repo)
+
+
+def test_a_transcript_claiming_another_sessions_id_does_not_mark_that_session(memory: Memory, tmp_path: Path) -> None:
+    victim = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    text = "\n".join(
+        json.dumps({"type": t, "sessionId": victim, "message": {"role": t, "content": c}})
+        for t, c in (("user", "the tests are slow"), ("assistant", "Run pytest -n auto to use every core."))
+    )
+    elsewhere = tmp_path / "other.jsonl"
+    elsewhere.write_text(text)
+    reflect(memory, text, mode="rules")
+    reflect(memory, text, path=elsewhere, mode="rules")
+    assert memory.store.reflected_upto(f"session:{victim}") == 0
+    named = tmp_path / f"{victim}.jsonl"  # as Claude Code names its files: the id is the file's
+    named.write_text(text)
+    reflect(memory, text, path=named, mode="rules")
+    assert memory.store.reflected_upto(f"session:{victim}") == 2
 
 
 def test_binary_and_missing_transcripts_are_clear_errors(tmp_path: Path) -> None:
@@ -80,6 +118,11 @@ def test_binary_and_missing_transcripts_are_clear_errors(tmp_path: Path) -> None
         read_transcript(tmp_path / "x.bin")
     with pytest.raises(InvalidInputError, match="no such file"):
         read_transcript(tmp_path / "missing.jsonl")
+    (tmp_path / "latin1.txt").write_bytes("café: pytest -x".encode("latin-1"))
+    with pytest.raises(InvalidInputError, match="not UTF-8 text"):
+        read_transcript(tmp_path / "latin1.txt")
+    with pytest.raises(InvalidInputError, match="NUL"):
+        transcript_file("a\x00b.jsonl", tmp_path)
 
 
 def hook_input(tmp_path: Path, **extra: str) -> str:

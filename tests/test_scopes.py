@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from memx_mcp.errors import InvalidScopeError
-from memx_mcp.scopes import Scope, detect_scope, parse_scope
+from memx_mcp.scopes import Scope, detect_scope, parse_scope, safe_name
 
 
 def test_long_forms_round_trip() -> None:
@@ -83,3 +83,18 @@ def test_a_linked_worktree_is_a_workspace_of_the_main_project(tmp_path: Path) ->
 
 def test_outside_a_repository_the_scope_is_global(tmp_path: Path) -> None:
     assert detect_scope(tmp_path) == Scope()
+
+
+@pytest.mark.parametrize(
+    "bad", ["project:a\n/workspace:b", "project:..", "project:a..b", "project:.", "project:x/workspace:.."]
+)
+def test_names_with_a_newline_or_dot_dot_are_refused(bad: str) -> None:
+    with pytest.raises(InvalidScopeError, match="invalid scope name"):
+        parse_scope(bad)
+
+
+def test_full_width_letters_name_the_same_scope_as_their_ascii_letters() -> None:
+    assert parse_scope("project:\uff41\uff50\uff49") == parse_scope("project:api") == Scope("api")
+    with pytest.raises(InvalidScopeError):
+        Scope("\uff41\uff50\uff49")
+    assert safe_name("\uff46\uff4f\uff4f..bar") == "foo.bar" and safe_name("..") == "unnamed"

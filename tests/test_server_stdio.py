@@ -309,3 +309,64 @@ def test_a_store_that_failed_to_open_is_opened_again_by_the_next_call_after_a_re
     assert "memx repair" in out["damaged"].content[0].text
     assert not out["after"].is_error, out["after"].content
     assert out["after"].structured_content["results"][0]["content"].startswith("Use pytest -n auto")
+
+
+TRANSCRIPT = "\n".join(
+    json.dumps({"type": t, "message": {"role": t, "content": c}})
+    for t, c in (
+        ("user", "the tests are slow, make them faster"),
+        ("assistant", "Run pytest -n auto (pytest-xdist) to spread the suite over every core."),
+    )
+)
+
+
+def test_a_server_started_in_the_root_reflects_only_session_folders(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    places = {
+        "ssh": user / ".ssh" / "session.jsonl",
+        "home": user / "session.jsonl",
+        "env": user / ".claude" / "projects" / "app" / ".env",
+        "session": user / ".claude" / "projects" / "-srv-app" / "s1.jsonl",
+    }
+    for path in places.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(TRANSCRIPT)
+
+    async def steps(s: ClientSession, init: Any) -> dict[str, Any]:
+        out = {}
+        for name, path in [*places.items(), ("passwd", Path("/etc/passwd"))]:
+            out[name] = await s.call_tool("reflect", {"path": str(path), "mode": "rules", "dry_run": True})
+        return out
+
+    out = run(tmp_path / "home", Path("/"), steps, HOME=str(user))
+    for name in ("ssh", "home", "env", "passwd"):
+        assert out[name].is_error, name
+    assert "credential" in out["ssh"].content[0].text and "credential" in out["env"].content[0].text
+    assert "session folders" in out["home"].content[0].text and "session folders" in out["passwd"].content[0].text
+    assert not out["session"].is_error, out["session"].content[0].text
+    assert out["session"].structured_content["steps"] >= 2
+
+
+def test_tool_argument_errors_are_plain_sentences_and_recap_says_why(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    async def steps(s: ClientSession, init: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "long": await s.call_tool("remember", {"text": "x" * 5000}),
+            "keep": await s.call_tool("resolve_conflict", {"conflict_id": "c_x", "keep": "everything"}),
+            "tags": await s.call_tool("remember", {"text": "ok", "tags": [5]}),
+        }
+        try:
+            await s.get_prompt("recap", {"topic": "t" * 2_000_000})
+        except MCPError as exc:
+            out["recap"] = str(exc)
+        return out
+
+    out = run(tmp_path / "home", tmp_path, steps)
+    for name in ("long", "keep", "tags"):
+        text = out[name].content[0].text
+        assert out[name].is_error and "https://" not in text and "input_value" not in text and "type=" not in text
+    assert "text: String should have at most 4000 characters" in out["long"].content[0].text
+    assert "keep: Input should be 'a', 'b', 'both' or 'merge'" in out["keep"].content[0].text
+    assert "tags.0:" in out["tags"].content[0].text
+    assert "2000000 characters" in out["recap"] and "2000" in out["recap"]

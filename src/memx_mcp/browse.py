@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from .decay import decay_histogram, decay_weight
 from .errors import InvalidInputError, NotFoundError
-from .inputs import MAX_CONTENT_CHARS, clean_text
+from .inputs import clean_text
 from .models import Bullet, KnowledgeType, Section, Stats
 from .store.lance import sql_list, sql_str
+from .writes import Draft
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -64,23 +65,19 @@ def weight(memory: Memory, bullet: Bullet) -> float:
 
 
 def edit(memory: Memory, bullet_id: str, *, content: str | None = None, tags: Sequence[str] | None = None) -> Bullet:
-    """New content (masked, then embedded again) and/or new tags for one bullet; everything else stays."""
+    """New content (masked, then embedded again) and/or new tags for one bullet; everything else stays.
+    Through the write path: checked and masked like ``remember``, under the write lock."""
     if content is None and tags is None:
         raise InvalidInputError("give new content, tags, or both")
-    bullet = show(memory, bullet_id)
-    changes: dict[str, object] = {"updated_at": memory.clock()}
-    if content is not None:
-        text = memory.sanitizer.mask(clean_text(content, "content", MAX_CONTENT_CHARS))
-        vectors, _ = memory.embed_texts([text])
-        changes.update(content=text, vector=vectors[0] if vectors else None)
-    if tags is not None:
-        cleaned = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
-        if any(len(t) > 64 for t in cleaned) or len(cleaned) > 20:
-            raise InvalidInputError("at most 20 tags of at most 64 characters")
-        changes["tags"] = cleaned
-    edited = bullet.with_changes(**changes)
-    memory.store.upsert([edited])  # tags matter to recall too: every copy of the index must see the edit
-    return edited
+    with memory.store.write_lock():
+        bullet = show(memory, bullet_id)
+        changes: dict[str, object] = {"updated_at": memory.clock()}
+        if content is not None:
+            changes.update(content=content, vector=None)
+        if tags is not None:
+            changes["tags"] = tags
+        done = memory.write([memory.check(Draft.of(bullet, **changes))], how="replace")
+    return done[0].bullet if done[0] else bullet
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 
 def _emit(args: argparse.Namespace, model: BaseModel, text: Callable[..., str]) -> None:
-    if args.json:
+    from .render import printable
+
+    if args.json:  # JSON writes control characters as \u escapes
         sys.stdout.write(model.model_dump_json(indent=2) + "\n")
     else:
-        sys.stdout.write(text(model) + "\n")
+        sys.stdout.write(text(printable(model)) + "\n")
 
 
 def _progress(done: int, total: int) -> None:
@@ -63,13 +65,14 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
     elif args.command == "conflicts":
         _conflicts(args, memory)
     elif args.command in ("gc", "restore", "list", "export", "import"):
-        _maintain(args, memory)
+        return _maintain(args, memory)
     elif args.command == "reflect":
-        from .reflect import read_transcript, reflect
+        from .reflect import read_transcript, reflect, transcript_file
         from .schemas import ReflectOut
 
         outs = []
-        for path in args.files:
+        for named in args.files:
+            path = transcript_file(named, Path.cwd())
             reflected = reflect(
                 memory,
                 read_transcript(path),
@@ -84,7 +87,7 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
             sys.stdout.write(json.dumps([o.model_dump(mode="json") for o in outs], indent=2, ensure_ascii=False) + "\n")
         else:
             for path, out in zip(args.files, outs, strict=True):
-                sys.stdout.write(f"{path}\n{render.reflect_text(out)}\n")
+                sys.stdout.write(f"{render.visible(str(path))}\n{render.reflect_text(render.printable(out))}\n")
     elif args.command == "stats":
         from . import browse
 
@@ -152,7 +155,8 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
     _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
 
 
-def _maintain(args: argparse.Namespace, memory: Memory) -> None:
+def _maintain(args: argparse.Namespace, memory: Memory) -> int:
+    """0, or 1 when an import refused a record."""
     from . import maintenance, render
     from .schemas import BulletOut, GcOut, ImportOut, ListOut
 
@@ -194,11 +198,11 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> None:
             if args.output:
                 target.close()
     elif args.command == "import":
-        from .reflect import read_transcript
+        from .reflect import read_transcript, transcript_file
 
         result = maintenance.import_records(
             memory,
-            read_transcript(args.file).splitlines(),
+            read_transcript(transcript_file(args.file, Path.cwd())).splitlines(),
             scope=args.scope,
             progress=_progress if sys.stderr.isatty() else None,
         )
@@ -210,8 +214,11 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> None:
                 f"Imported: {o.restored} restored, {o.inserted} inserted, {o.merged} merged, "
                 f"{o.skipped_existing} already present, {len(o.errors)} bad line(s)."
                 + "".join(f"\n  {e}" for e in o.errors[:20])
+                + (f"\n  … and {len(o.errors) - 20} more (--json lists them all)" if len(o.errors) > 20 else "")
             ),
         )
+        return 1 if result.errors else 0
+    return 0
 
 
 def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
@@ -326,6 +333,25 @@ def _repair(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _dry_run(args: argparse.Namespace, settings: Settings) -> int:
+    """A dry run on a data folder without a store: against an empty throwaway store, so that looking
+    creates nothing in the data folder."""
+    import dataclasses
+    import tempfile
+
+    from .compose import open_memory
+
+    with tempfile.TemporaryDirectory(prefix="memx-dry-run-") as scratch:
+        memory = open_memory(dataclasses.replace(settings, home=Path(scratch)), cwd=Path.cwd(), preload=False)
+        return _run(args, memory)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that Python's flush at exit meets no closed pipe either."""
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -354,10 +380,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
         needs_model = needs_model or (args.command == "reflect" and not args.dry_run)
         needs_model = needs_model or args.command in ("import",) or getattr(args, "keep", None) == "merge"
+        if getattr(args, "dry_run", False) and not (settings.home / "store").exists():
+            return _dry_run(args, settings)
         memory = open_memory(
             settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model
         )
-        return _run(args, memory)
+        code = _run(args, memory)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
+    except BrokenPipeError:  # `memx export | head`: the reader has all it wanted
+        _quiet_stdout()
+        return 141
     except MemxError as exc:
         sys.stderr.write(f"memx: error: {exc}\n")
         return 0 if args.command == "hook" else 1  # a hook fails open: a bad setting never blocks the client

@@ -7,7 +7,6 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -15,8 +14,10 @@ import numpy as np
 from . import curator
 from .decay import decay_weight, is_archive_candidate
 from .errors import InvalidInputError, NotFoundError
-from .models import Bullet, Conflict, KnowledgeType, Section, Status, new_id
+from .inputs import MAX_CONTENT_CHARS
+from .models import Bullet, Conflict, RememberResult, Status, new_id
 from .store.lance import sql_list
+from .writes import MAX_TAGS, Checked, Draft
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -84,7 +85,7 @@ def resolve_conflict(memory: Memory, conflict_id: str, keep: Keep) -> tuple[Conf
         sides = {b.id: b for b in memory.store.get([conflict.a_id, conflict.b_id])}
         a, b = sides.get(conflict.a_id), sides.get(conflict.b_id)
         now = memory.clock()
-        merged = None
+        merged: RememberResult | None = None
         if keep == "a" and b is not None:
             memory.store.set_status([b.id], Status.ARCHIVED, now)
         elif keep == "b" and a is not None:
@@ -92,13 +93,12 @@ def resolve_conflict(memory: Memory, conflict_id: str, keep: Keep) -> tuple[Conf
         elif keep == "merge":
             if a is None or b is None:
                 raise NotFoundError("one side of the conflict no longer exists: keep the other side instead")
-            merged = curator.merge(a, b, "merge_content", now)
-            vectors, _ = memory.embed_texts([merged.content])
-            merged = merged.with_changes(vector=vectors[0] if vectors else a.vector)
-            memory.store.upsert([merged])
+            both = curator.merge(a, b, "merge_content", now)
+            draft = Draft.of(both, content=both.content[:MAX_CONTENT_CHARS], tags=both.tags[:MAX_TAGS], vector=None)
+            merged = memory.write([memory.check(draft)], how="replace")[0]
             memory.store.set_status([b.id], Status.ARCHIVED, now)
         memory.store.resolve_conflicts([conflict.id], f"kept {keep}")
-    return conflict, merged
+    return conflict, merged.bullet if merged else None
 
 
 # -- decay upkeep -----------------------------------------------------------------------------------
@@ -186,54 +186,43 @@ def export(memory: Memory, *, vectors: bool = False, include_archived: bool = Tr
         yield bullet_record(b, vectors)
 
 
-def _time(value: Any, default: datetime) -> datetime:
-    if value in (None, ""):
-        return default
-    try:
-        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise InvalidInputError(f"not an ISO timestamp: {value!r}") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=default.tzinfo)
-
-
-def record_to_bullet(memory: Memory, record: dict[str, Any], default_scope: str) -> Bullet:
-    """A bullet from one JSONL record; every SPEC §3 field is optional except ``content``."""
-    from .reflector import classify, extract_metadata, instructivity
-    from .scopes import parse_scope
-
+def record_draft(record: object) -> Draft:
+    """A draft from one JSONL record; every SPEC §3 field is optional except ``content``. The checks are the
+    write path's (``writes.check``), the same as for ``remember``."""
     if not isinstance(record, dict):
         raise InvalidInputError("each line must be a JSON object")
-    content = memory.sanitizer.mask(str(record.get("content") or "").strip())
-    if not content:
-        raise InvalidInputError("a record has no content")
-    now = memory.clock()
-    created = _time(record.get("created_at"), now)
-    cls = classify(content)
-    meta = extract_metadata(content)
-    confidence = float(record.get("confidence", 1.0))
-    vector = record.get("vector")
-    if vector is not None and len(vector) != memory.store.dim:
-        vector = None  # another model's vector: re-embedded below
-    return Bullet(
-        id=str(record.get("id") or new_id()),
-        content=content,
-        section=Section(record.get("section") or cls.section),
-        knowledge_type=KnowledgeType(record.get("knowledge_type") or cls.knowledge_type),
-        instructivity_score=float(record.get("instructivity_score", instructivity(content, confidence).score)),
-        confidence=confidence,
-        source=str(record.get("source", "import")),
-        scope=str(parse_scope(str(record["scope"]), memory.current_scope())) if record.get("scope") else default_scope,
-        created_at=created,
-        updated_at=_time(record.get("updated_at"), created),
-        tools=tuple(record.get("tools") or meta.tools),
-        entities=tuple(record.get("entities") or meta.entities),
-        tags=tuple(record.get("tags") or meta.tags),
-        last_recalled_at=_time(record["last_recalled_at"], now) if record.get("last_recalled_at") else None,
-        recall_count=int(record.get("recall_count", 0)),
-        status=Status(record.get("status") or "active"),
-        origin=memory.sanitizer.mask(str(record.get("origin", "import")))[:500],
-        vector=tuple(float(x) for x in vector) if vector is not None else None,
+    if record.get("content") is None:
+        raise InvalidInputError("the record has no content")
+    return Draft(
+        content=record["content"],
+        scope=record.get("scope") or None,
+        source=record.get("source") or "import",
+        confidence=record.get("confidence", 1.0),
+        origin=record.get("origin", "import"),
+        tags=record.get("tags"),
+        extra_tags=False,
+        tools=record.get("tools"),
+        entities=record.get("entities"),
+        section=record.get("section") or None,
+        knowledge_type=record.get("knowledge_type") or None,
+        instructivity_score=record.get("instructivity_score"),
+        id=record.get("id"),
+        created_at=record.get("created_at"),
+        updated_at=record.get("updated_at"),
+        last_recalled_at=record.get("last_recalled_at"),
+        recall_count=record.get("recall_count", 0),
+        status=record.get("status") or None,
+        vector=record.get("vector"),
     )
+
+
+def _parse(line: str) -> object:
+    try:
+        return json.loads(line)
+    except RecursionError as exc:
+        raise InvalidInputError("nested too deeply to be a record") from exc
+    except ValueError as exc:
+        raise InvalidInputError(f"not JSON ({exc})") from exc
 
 
 @dataclass
@@ -255,50 +244,38 @@ def import_records(
 ) -> ImportResult:
     """Records that carry an ``id`` are restored as they are (an export round trip; an id already in the
     store is skipped, so importing twice changes nothing). Records without an id are new knowledge and go
-    through the Curator like any write. Bad lines are reported with their number and skipped."""
-    default_scope = str(memory.resolve_scope(scope)) if scope else str(memory.current_scope().project_scope())
+    through the Curator like any write. A bad record is reported with its line number and the reason, and
+    the others are imported; each batch is written under the store's write lock."""
+    default = memory.resolve_scope(scope) if scope else memory.current_scope().project_scope()
     result = ImportResult()
-    pending: list[Bullet] = []
-    fresh: list[Bullet] = []
+    restored: list[Checked] = []
+    fresh: list[Checked] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            bullet = record_to_bullet(memory, record, default_scope)
-        except (ValueError, InvalidInputError, TypeError, KeyError) as exc:
+            draft = record_draft(_parse(line))
+            (restored if draft.id not in (None, "") else fresh).append(memory.check(draft, default))
+        except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
-            continue
-        (pending if isinstance(record, dict) and record.get("id") else fresh).append(bullet)
+        if len(restored) + len(fresh) >= batch:
+            _write(memory, restored, fresh, result)
         if progress:
             progress(number, 0)
-    _restore_batch(memory, pending, result, batch)
-    for b in _embedded(memory, fresh):
-        outcome = memory._curate(b, memory.clock(), ())
-        if outcome.action == "merged":
-            result.merged += 1
-        else:
-            result.inserted += 1
+    _write(memory, restored, fresh, result)
     return result
 
 
-def _embedded(memory: Memory, bullets: list[Bullet], batch: int = 256) -> list[Bullet]:
-    missing = [i for i, b in enumerate(bullets) if b.vector is None]
-    for start in range(0, len(missing), batch):
-        chunk = missing[start : start + batch]
-        vectors, _ = memory.embed_texts([bullets[i].content for i in chunk])
-        if vectors:
-            for i, v in zip(chunk, vectors, strict=True):
-                bullets[i] = bullets[i].with_changes(vector=v)
-    return bullets
-
-
-def _restore_batch(memory: Memory, bullets: list[Bullet], result: ImportResult, batch: int) -> None:
-    with memory.store.write_lock():
-        for start in range(0, len(bullets), batch):
-            chunk = bullets[start : start + batch]
-            existing = {b.id for b in memory.store.get([b.id for b in chunk])}
-            new = [b for b in chunk if b.id not in existing]
-            result.skipped_existing += len(chunk) - len(new)
-            memory.store.add(_embedded(memory, new))
-            result.restored += len(new)
+def _write(memory: Memory, restored: list[Checked], fresh: list[Checked], result: ImportResult) -> None:
+    if restored:
+        done = memory.write(restored, how="restore")
+        result.restored += sum(1 for d in done if d)
+        result.skipped_existing += sum(1 for d in done if d is None)
+    if fresh:
+        for outcome in memory.write(fresh):
+            if outcome and outcome.action == "merged":
+                result.merged += 1
+            else:
+                result.inserted += 1
+    restored.clear()
+    fresh.clear()

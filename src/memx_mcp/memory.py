@@ -14,13 +14,14 @@ from pathlib import Path
 from . import curator
 from .config import Settings
 from .decay import DecayParams
-from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError, StoreError
+from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError
 from .inputs import (
     MAX_CONTENT_CHARS,
     MAX_IDS,
     MAX_QUERY_CHARS,
     MAX_RESULTS_CAP,
     TOKEN_BUDGET_CAP,
+    clamp,
     clean_text,
     mostly_cjk,
 )
@@ -39,7 +40,7 @@ from .models import (
     new_id,
 )
 from .recalls import RecallRecorder
-from .reflector import PrivacySanitizer, classify, extract_metadata, instructivity
+from .reflector import PrivacySanitizer
 from .retrieval import RecallRequest, RetrievalParams
 from .retrieval import recall as generate
 from .retrieval.fusion import FusionParams
@@ -47,6 +48,7 @@ from .retrieval.generator import TermsCache
 from .scopes import Scope, detect_scope, parse_scope
 from .store.lance import LanceStore
 from .store.protocols import EmbedderSource
+from .writes import Checked, Draft, WriteHow, check
 
 log = logging.getLogger(__name__)
 
@@ -173,33 +175,45 @@ class Memory:
     ) -> RememberResult:
         """Sanitize, classify and score one bullet, then let the Curator insert or merge it. An explicit
         remember is stored whatever its score. New bullets go to the project scope unless told."""
-        content = self.sanitizer.mask(clean_text(text, "text", MAX_CONTENT_CHARS))
         target = self.resolve_scope(scope) if scope and scope.strip() else self.current_scope().project_scope()
-        now = self.clock()
-        cls = classify(content)
-        meta = extract_metadata(content)
-        clean_tags = tuple(self.sanitizer.mask(t.strip())[:64] for t in tags if t and t.strip())
-        vectors, note = self.embed_texts([content])
-        bullet = Bullet(
-            id=new_id(),
-            content=content,
-            section=section or cls.section,
-            knowledge_type=knowledge_type or cls.knowledge_type,
-            instructivity_score=instructivity(content, confidence).score,
-            confidence=confidence,
-            source=source,
-            scope=str(target),
-            created_at=now,
-            updated_at=now,
-            tools=meta.tools,
-            entities=meta.entities,
-            tags=tuple(dict.fromkeys((*meta.tags, *clean_tags))),
-            origin=self.sanitizer.mask(origin)[:500],
-            vector=vectors[0] if vectors else None,
-        )
+        draft = Draft(text, None, source, confidence, origin, tags, section=section, knowledge_type=knowledge_type)
+        return next(r for r in self.write([self.check(draft, target)]) if r)
+
+    # -- the one write path ---------------------------------------------------------------------------
+
+    def check(self, draft: Draft, scope: Scope | None = None) -> Checked:
+        """Validate, clean and mask what a door sends (``writes.check``); ``scope``: the default scope."""
+        target = scope or self.current_scope().project_scope()
+        return check(draft, sanitizer=self.sanitizer, dim=self.store.dim, now=self.clock(), scope=target)
+
+    def write(
+        self, checked: Sequence[Checked], *, how: WriteHow = "curate", then: Callable[[], None] | None = None
+    ) -> list[RememberResult | None]:
+        """Store checked bullets under the store's write lock, embedded first (outside it) when they carry no
+        vector: ``curate`` through the Curator (insert, merge, conflicts); ``restore`` as they are unless
+        their id is already stored (None for those); ``replace`` over the stored bullet of the same id.
+        ``then`` runs under the same lock, after the writes (a reflect records its progress)."""
+        bullets = [c.bullet for c in checked]
+        missing = [i for i, b in enumerate(bullets) if b.vector is None]
+        vectors, note = self.embed_texts([bullets[i].content for i in missing]) if missing else (None, "")
         notes = (note,) if note else ()
+        if missing:
+            for i, v in zip(missing, vectors or (), strict=False):
+                bullets[i] = bullets[i].with_changes(vector=v)
         with self.store.write_lock():
-            return self._curate(bullet, now, notes)
+            if how == "curate":
+                done: list[RememberResult | None] = [self._curate(b, self.clock(), notes) for b in bullets]
+            elif how == "replace":
+                self.store.upsert(bullets)
+                done = [RememberResult("inserted", b, notes=notes) for b in bullets]
+            else:
+                stored = {b.id for b in self.store.get([b.id for b in bullets])}
+                first = {b.id: i for i, b in reversed(list(enumerate(bullets))) if b.id not in stored}
+                self.store.add([bullets[i] for i in sorted(first.values())])
+                done = [RememberResult("inserted", b) if first.get(b.id) == i else None for i, b in enumerate(bullets)]
+            if then is not None:
+                then()
+        return done
 
     def _neighbours(self, bullet: Bullet) -> list[curator.Neighbour]:
         if bullet.vector is not None:
@@ -211,18 +225,13 @@ class Memory:
         decision = curator.decide(bullet.content, self._neighbours(bullet), self.curator_params)
         if decision.action == "merge" and decision.target is not None:
             merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
+            merged = merged.with_changes(content=merged.content[:MAX_CONTENT_CHARS])
             if merged.vector is None:  # merge_content wrote new text: an LLM may write it better
                 merged = self._llm_merged(merged, decision.target, bullet)
                 vectors, _ = self.embed_texts([merged.content])
                 merged = merged.with_changes(vector=vectors[0] if vectors else decision.target.vector)
             self.store.upsert([merged])
-            return RememberResult(
-                action="merged",
-                bullet=merged,
-                merged_into=merged.id,
-                similarity=decision.similarity,
-                notes=notes,
-            )
+            return RememberResult("merged", merged, merged.id, decision.similarity, notes=notes)
         self.store.add([bullet])
         conflicts = tuple(
             Conflict(
@@ -239,9 +248,10 @@ class Memory:
         )
         try:
             self.store.add_conflicts(conflicts)
-        except StoreError as exc:  # the bullet is stored: say so, and say precisely what was not
+        except Exception as exc:  # the bullet is stored: say so, and say precisely what was not
             log.warning("conflict records not written: %s", exc)
             notes = (*notes, f"stored, but its {len(conflicts)} conflict record(s) could not be written: {exc}")
+            conflicts = ()
         action: RememberAction = "inserted_with_conflict" if conflicts else "inserted"
         return RememberResult(action=action, bullet=bullet, conflicts=conflicts, notes=notes)
 
@@ -259,7 +269,10 @@ class Memory:
             return merged
         kept, other = (new, existing) if merged.content.startswith(new.content.strip()) else (existing, new)
         text = refiner.merge(self.sanitizer.mask(kept.content), self.sanitizer.mask(other.content))
-        return merged.with_changes(content=self.sanitizer.mask(text)[:MAX_CONTENT_CHARS]) if text else merged
+        try:  # the LLM's text is a door too: the same checks as any content
+            return merged.with_changes(content=self.check(Draft(text or "")).bullet.content)
+        except InvalidInputError:
+            return merged
 
     # -- recall ---------------------------------------------------------------------------------------
 
@@ -275,8 +288,8 @@ class Memory:
         """Hybrid retrieval in the visible scopes; what is returned is reinforced (one batched write)."""
         text = clean_text(query, "query", MAX_QUERY_CHARS)
         notes: list[str] = []
-        limit = self._clamp("max_results", max_results, self.settings.max_results, MAX_RESULTS_CAP, notes)
-        budget = self._clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
+        limit = clamp("max_results", max_results, self.settings.max_results, MAX_RESULTS_CAP, notes)
+        budget = clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
         request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
         vector: Callable[[], Sequence[float] | None] | None = None
         if self.settings.semantic_cjk or not mostly_cjk(text):
@@ -309,16 +322,6 @@ class Memory:
         """Write deferred recall counts now."""
         if self._recorder is not None:
             self._recorder.flush()
-
-    @staticmethod
-    def _clamp(name: str, value: int | None, default: int, cap: int, notes: list[str]) -> int:
-        if value is None:
-            return default
-        if value < 1 or value > cap:
-            clamped = min(max(1, value), cap)
-            notes.append(f"{name} {value} clamped to {clamped}")
-            return clamped
-        return value
 
     # -- conflicts ------------------------------------------------------------------------------------
 

@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
 from .schemas import BulletOut, ConflictsOut, ForgetOut, ListOut, RecallOut, ReflectOut, RememberOut, StatsOut
 
+M = TypeVar("M", bound=BaseModel)
+# C0 and C1 controls but newline and tab: ESC starts the sequences that move the cursor, retitle the window
+# or (OSC 52) write the clipboard; a stored bullet must never do that to the terminal that shows it.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _COLOR = False  # the CLI switches it on for a terminal (never for pipes, files or the MCP tools' text)
 
 
 def use_color(enabled: bool) -> None:
     global _COLOR
     _COLOR = enabled
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but newline and tab written out (``\\x1b``)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _visible_values(value: Any) -> Any:
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {visible(k) if isinstance(k, str) else k: _visible_values(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_visible_values(v) for v in value]
+    return value
+
+
+def printable(model: M) -> M:
+    """A copy of ``model`` whose text is safe to print on a terminal (see ``visible``)."""
+    return type(model).model_validate(_visible_values(model.model_dump()))
 
 
 def _c(text: str, code: str) -> str:

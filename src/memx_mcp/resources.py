@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
 from .errors import MemxError, NotFoundError
@@ -111,4 +113,7 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
                 "outdated or contradictory, and keep it in mind. Use `recall` for details."
             )
 
-        return await run(build)
+        try:
+            return await run(build)
+        except ResourceError as exc:  # a prompt's failure reaches the client only as an MCPError
+            raise MCPError(INVALID_PARAMS, f"recap: {exc}") from exc

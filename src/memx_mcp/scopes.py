@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +26,14 @@ class Scope:
         if self.workspace is not None and self.project is None:
             raise InvalidScopeError("a workspace scope needs a project")
         for name in (self.project, self.workspace):
-            if name is not None and not _NAME.match(name):
+            if name is None:
+                continue
+            if not _NAME.fullmatch(name) or unicodedata.normalize("NFKC", name) != name:
                 raise InvalidScopeError(
                     f"invalid scope name {name!r}: use letters, digits, '.', '_', '-', '@' or '+' (≤ 100)"
                 )
+            if ".." in name or name.strip(".") == "":  # reads like a path upward, and looks like none
+                raise InvalidScopeError(f"invalid scope name {name!r}: no '..' and not only dots")
 
     def __str__(self) -> str:
         if self.project is None:
@@ -68,8 +73,9 @@ class Scope:
 
 def parse_scope(text: str, current: Scope | None = None) -> Scope:
     """Parse the long form, or the short forms ``workspace:NAME`` (within the current project) and
-    ``project``/``workspace`` (the current project or workspace)."""
-    raw = text.strip()
+    ``project``/``workspace`` (the current project or workspace). Full-width and other compatibility forms
+    of letters are read as the letters themselves (``ｐｒｏｊ`` is ``proj``), so one name means one scope."""
+    raw = unicodedata.normalize("NFKC", text).strip()
     if raw in ("", GLOBAL):
         return Scope()
     if raw in ("project", "workspace", "current"):
@@ -95,8 +101,9 @@ def parse_scope(text: str, current: Scope | None = None) -> Scope:
 
 def safe_name(name: str) -> str:
     """Turn a folder, remote or branch name into a valid scope name."""
-    cleaned = _UNSAFE.sub("-", name.strip()).strip("-")[:100]
-    return cleaned or "unnamed"
+    cleaned = _UNSAFE.sub("-", unicodedata.normalize("NFKC", name).strip()).strip("-")[:100]
+    cleaned = re.sub(r"\.{2,}", ".", cleaned)
+    return cleaned if cleaned.strip(".") else "unnamed"
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -105,6 +112,12 @@ def _git(cwd: Path, *args: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+def repository_root(cwd: Path) -> Path | None:
+    """The top folder of the git repository ``cwd`` is in, if any."""
+    top = _git(cwd, "rev-parse", "--show-toplevel") if cwd.is_dir() else None
+    return Path(top) if top else None
 
 
 def detect_scope(cwd: Path) -> Scope:

@@ -22,7 +22,7 @@ import anyio.lowlevel
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from . import __version__, render
 from .config import Settings, load_settings
@@ -127,9 +127,31 @@ class MemoryHandle:
 
 
 def _result(model: M, text: Callable[[M], str]) -> CallToolResult:
+    """The text block is shown by clients, some in a terminal: control characters in it are written out."""
     return CallToolResult(
-        content=[TextContent(type="text", text=text(model))], structured_content=model.model_dump(mode="json")
+        content=[TextContent(type="text", text=text(render.printable(model)))],
+        structured_content=model.model_dump(mode="json"),
     )
+
+
+def plain_errors(tool: str, error: ValidationError) -> str:
+    """Arguments that do not fit a tool's schema, in one sentence per field (pydantic's own text carries
+    its type codes, the rejected value and a documentation URL)."""
+    parts = []
+    for e in error.errors(include_url=False):
+        where = ".".join(str(p) for p in e["loc"]) or "arguments"
+        parts.append(f"{where}: {e['msg']}")
+    return f"{tool} was called with invalid arguments. " + "; ".join(parts) + "."
+
+
+class MemxServer(MCPServer[Any]):
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(plain_errors(name, exc.__cause__)) from exc.__cause__
+            raise
 
 
 async def _run(
@@ -182,7 +204,7 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
         handle.start()
         yield handle
 
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = MemxServer(
         name="memx",
         title="memx long-term memory",
         version=__version__,
@@ -327,7 +349,12 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
         ctx: Context[Any, Any],
         transcript: Annotated[str | None, Field(max_length=5_000_000, description="the transcript text")] = None,
         path: Annotated[
-            str | None, Field(max_length=4096, description="a transcript file under your home or temp folder")
+            str | None,
+            Field(
+                max_length=4096,
+                description="a transcript file in a client's session folder (~/.claude/projects, ~/.codex/sessions"
+                " …) or in the project's repository",
+            ),
         ] = None,
         mode: Annotated[Literal["rules", "hybrid", "llm"] | None, Field(description="default hybrid")] = None,
         dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
