@@ -7,7 +7,7 @@ measured only with the chosen floor (heldout); `data/prompt_floor_unrelated.json
 bullet answers, split the same way. For each prompt the hook's own recall runs (5 results, 400 tokens);
 a related prompt is served when its fact is among the hits at or above the floor, an unrelated one stays
 silent when no hit reaches it. The floor chosen on tune is the one that serves most related prompts while
-keeping at least 95 % of the unrelated ones silent (ties: the lowest such floor, so that a bullet barely
+keeping every unrelated one silent (ties: the lowest such floor, so that a bullet barely
 relevant still reaches the prompt). The reflected sessions' bullets share the facts' scope: they compete
 with them as a project's own other bullets would.
 
@@ -68,7 +68,7 @@ def main() -> None:
             split[name] = (related, unrelated)
         related, unrelated = split["tune"]
         best = max(
-            (f for f in FLOORS if rates(related, unrelated, f)[1] >= 0.95 * len(unrelated)),
+            (f for f in FLOORS if rates(related, unrelated, f)[1] == len(unrelated)),
             key=lambda f: (rates(related, unrelated, f)[0], -f),
         )
         print("floor  tune served  tune silent")
