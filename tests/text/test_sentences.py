@@ -54,3 +54,20 @@ def test_list_numbers_stay_with_their_item_and_lines_end_sentences() -> None:
 def test_empty_and_blank_text_give_no_sentence() -> None:
     assert split_sentences("") == []
     assert split_sentences("  \n\n ") == []
+
+
+def test_reflector_prose_bullets_keep_the_file_name_they_name() -> None:
+    from memx_mcp.reflector.rules import detect
+    from memx_mcp.reflector.transcript import parse_transcript
+
+    text = "User: the TS2307 error is gone, the fix was to add paths to tsconfig.json. Now it compiles."
+    fixes = [c.facts.get("fix", "") for c in detect(parse_transcript(text)) if c.rule == "ErrorFixRule"]
+    assert any(f.endswith("tsconfig.json.") for f in fixes), fixes
+
+
+def test_reflector_explanations_are_not_cut_at_an_abbreviation() -> None:
+    from memx_mcp.reflector.commands import explanation
+
+    assert explanation("The loader needs the key, e.g. API_KEY in .env. Then restart it.") == (
+        "The loader needs the key, e.g. API_KEY in .env."
+    )
