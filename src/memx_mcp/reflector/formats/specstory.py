@@ -1,0 +1,104 @@
+"""SpecStory exports of Cursor (and VS Code Copilot) chats (``.specstory/history/*.md``).
+
+Turns open with ``_**User**_`` or ``_**Assistant**_`` / ``_**Agent (…)**_`` (newer versions add a date or
+a model in brackets) and are separated by ``---``. Tool use is written as ``<tool-use data-tool-type=…
+data-tool-name=…>`` blocks (newer) or ``<details><summary>…</summary>`` blocks (older); a terminal command is
+a ``bash``/``shell`` fence followed by an output fence, and files read are ``Read file: PATH`` lines."""
+
+from __future__ import annotations
+
+import re
+
+from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
+
+_TURN = re.compile(r"^_\*\*(User|Assistant|Agent|Cursor|Copilot|AI)\b(?:\s*\(([^)]*)\))?\*\*_\s*$", re.I | re.M)
+_TOOL_USE = re.compile(r"<tool-use\b(?P<attrs>[^>]*)>(?P<body>.*?)</tool-use>", re.S)
+_DETAILS = re.compile(r"<details>\s*<summary>(?P<summary>.*?)</summary>(?P<body>.*?)</details>", re.S)
+_ATTR = re.compile(r'data-tool-(type|name)="([^"]*)"')
+_FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<code>.*?)^```\s*$", re.M | re.S)
+_SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "powershell", "pwsh", "cmd", "bat"})
+_RUN_PAIR = re.compile(
+    r"^```(?:bash|sh|shell|zsh|console|powershell|pwsh|cmd)\s*\n(?P<cmd>.*?)^```\s*\n\s*\n?^```\s*\n(?P<out>.*?)^```\s*$",
+    re.M | re.S,
+)
+_READ = re.compile(r"^Read file: (.+)$", re.M)
+_EXIT = re.compile(r"(?:exit code|exited with code)[:\s]+(-?\d+)", re.I)
+_TAGS = re.compile(r"</?[a-z][^>]*>")
+
+
+def is_specstory(text: str) -> bool:
+    head = text[:50000]
+    turns = {m.group(1).lower() for m in _TURN.finditer(head)}
+    return "user" in turns and len(turns) >= 2
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.calls = 0
+
+    def tool(self, name: str, args: dict[str, str], result: str, error: bool | None) -> None:
+        self.calls += 1
+        call_id = f"specstory-{self.calls}"
+        self.events.append(ToolCall(call_id, name, args))
+        self.events.append(ToolResult(call_id, result.strip(), error))
+
+    def tool_use(self, attrs: str, body: str) -> None:
+        kind = dict(_ATTR.findall(attrs))
+        name, summary = kind.get("name", ""), ""
+        details = _DETAILS.search(body)
+        if details:
+            summary, body = _TAGS.sub("", details.group("summary")), details.group("body")
+        fences = [m.group("code") for m in _FENCE.finditer(body)]
+        if kind.get("type") == "shell" or "terminal" in name:
+            command = fences[0].strip() if fences else summary.split(":", 1)[-1].strip()
+            output = "\n".join(fences[1:])
+            code = _EXIT.search(output) or _EXIT.search(body)
+            error = int(code.group(1)) != 0 if code else None
+            self.tool("Bash", {"command": command}, output, error)
+        elif kind.get("type") == "write" or "edit" in name or "replace" in name:
+            path = summary.split(":", 1)[-1].strip().strip("`") if ":" in summary else ""
+            self.tool("Edit", {"file_path": path, "new_string": fences[0] if fences else ""}, "", None)
+        elif kind.get("type") == "read" or "read" in name:
+            self.tool("Read", {"file_path": summary.split(":", 1)[-1].strip().strip("`")}, body, None)
+        else:
+            self.tool(name or "tool", {"summary": summary.strip()}, _TAGS.sub("", body), None)
+
+    def assistant(self, body: str) -> None:
+        def tool_use(m: re.Match[str]) -> str:
+            self.tool_use(m.group("attrs"), m.group("body"))
+            return "\n"
+
+        def run(m: re.Match[str]) -> str:
+            output = m.group("out")
+            code = _EXIT.search(output)
+            self.tool("Bash", {"command": m.group("cmd").strip()}, output, int(code.group(1)) != 0 if code else None)
+            return "\n"
+
+        def details(m: re.Match[str]) -> str:
+            summary = _TAGS.sub("", m.group("summary")).strip()
+            self.tool("Search", {"summary": summary}, _TAGS.sub("", m.group("body")), None)
+            return "\n"
+
+        rest = _TOOL_USE.sub(tool_use, body)
+        rest = _RUN_PAIR.sub(run, rest)
+        rest = _DETAILS.sub(details, rest)
+        for m in _READ.finditer(rest):
+            self.tool("Read", {"file_path": m.group(1).strip()}, "", None)
+        prose = "\n".join(ln for ln in _READ.sub("", rest).splitlines() if ln.strip() not in ("---", "_****_"))
+        if prose.strip():
+            self.events.append(AssistantText(prose.strip()))
+
+
+def parse_specstory(text: str) -> Parsed:
+    reader = _Reader()
+    marks = list(_TURN.finditer(text))
+    for n, m in enumerate(marks):
+        body = text[m.end() : marks[n + 1].start() if n + 1 < len(marks) else len(text)]
+        body = re.sub(r"\n---\s*$", "", body.strip()).strip()
+        if m.group(1).lower() == "user":
+            if body and body != "---":
+                reader.events.append(UserText(body, None))
+        else:
+            reader.assistant(body)
+    return Parsed("specstory", tuple(reader.events))
