@@ -24,6 +24,8 @@ _RUN_PAIR = re.compile(
 _READ = re.compile(r"^Read file: (.+)$", re.M)
 _EXIT = re.compile(r"(?:exit code|exited with code)[:\s]+(-?\d+)", re.I)
 _TAGS = re.compile(r"</?[a-z][^>]*>")
+_THINK = re.compile(r"<think>.*?</think>", re.S)
+_INLINE_COMMAND = re.compile(r"^`(?P<cmd>[^`\n]+)`\s*$", re.M)  # v2 writes the command as one code span
 
 
 def is_specstory(text: str) -> bool:
@@ -51,8 +53,12 @@ class _Reader:
             summary, body = _TAGS.sub("", details.group("summary")), details.group("body")
         fences = [m.group("code") for m in _FENCE.finditer(body)]
         if kind.get("type") == "shell" or "terminal" in name:
-            command = fences[0].strip() if fences else summary.split(":", 1)[-1].strip()
-            output = "\n".join(fences[1:])
+            inline = _INLINE_COMMAND.search(body)
+            if inline:
+                command, output = inline.group("cmd").strip(), "\n".join(fences)
+            else:
+                command = fences[0].strip() if fences else summary.split(":", 1)[-1].strip()
+                output = "\n".join(fences[1:])
             code = _EXIT.search(output) or _EXIT.search(body)
             error = int(code.group(1)) != 0 if code else None
             self.tool("Bash", {"command": command}, output, error)
@@ -65,29 +71,37 @@ class _Reader:
             self.tool(name or "tool", {"summary": summary.strip()}, _TAGS.sub("", body), None)
 
     def assistant(self, body: str) -> None:
-        def tool_use(m: re.Match[str]) -> str:
-            self.tool_use(m.group("attrs"), m.group("body"))
-            return "\n"
+        """Tool blocks, command runs and ``Read file:`` lines become tool steps in the order they appear;
+        the text between them is the assistant's."""
+        body = _THINK.sub("", body)
+        found = [
+            (m.start(), m.end(), kind, m)
+            for kind, pattern in (("use", _TOOL_USE), ("run", _RUN_PAIR), ("details", _DETAILS), ("read", _READ))
+            for m in pattern.finditer(body)
+        ]
+        at = 0
+        for start, end, kind, m in sorted(found, key=lambda f: f[0]):
+            if start < at:
+                continue  # inside a block already taken (a <details> of a <tool-use>)
+            self.prose(body[at:start])
+            at = end
+            if kind == "use":
+                self.tool_use(m.group("attrs"), m.group("body"))
+            elif kind == "run":
+                code = _EXIT.search(m.group("out"))
+                error = int(code.group(1)) != 0 if code else None
+                self.tool("Bash", {"command": m.group("cmd").strip()}, m.group("out"), error)
+            elif kind == "details":
+                summary = _TAGS.sub("", m.group("summary")).strip()
+                self.tool("Search", {"summary": summary}, _TAGS.sub("", m.group("body")), None)
+            else:
+                self.tool("Read", {"file_path": m.group(1).strip()}, "", None)
+        self.prose(body[at:])
 
-        def run(m: re.Match[str]) -> str:
-            output = m.group("out")
-            code = _EXIT.search(output)
-            self.tool("Bash", {"command": m.group("cmd").strip()}, output, int(code.group(1)) != 0 if code else None)
-            return "\n"
-
-        def details(m: re.Match[str]) -> str:
-            summary = _TAGS.sub("", m.group("summary")).strip()
-            self.tool("Search", {"summary": summary}, _TAGS.sub("", m.group("body")), None)
-            return "\n"
-
-        rest = _TOOL_USE.sub(tool_use, body)
-        rest = _RUN_PAIR.sub(run, rest)
-        rest = _DETAILS.sub(details, rest)
-        for m in _READ.finditer(rest):
-            self.tool("Read", {"file_path": m.group(1).strip()}, "", None)
-        prose = "\n".join(ln for ln in _READ.sub("", rest).splitlines() if ln.strip() not in ("---", "_****_"))
-        if prose.strip():
-            self.events.append(AssistantText(prose.strip()))
+    def prose(self, text: str) -> None:
+        text = "\n".join(ln for ln in text.splitlines() if ln.strip() not in ("---", "_****_"))
+        if text.strip():
+            self.events.append(AssistantText(text.strip()))
 
 
 def parse_specstory(text: str) -> Parsed:
