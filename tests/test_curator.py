@@ -15,6 +15,7 @@ from memx_mcp.curator import (
     merge_contents,
     recommend,
 )
+from memx_mcp.memory import Memory
 from memx_mcp.models import Bullet, KnowledgeType, Section
 
 from .conftest import T0
@@ -257,3 +258,21 @@ def test_merged_content_keeps_file_names_whole() -> None:
     assert merge_contents("Set strict in tsconfig.json.", "Set strict in tsconfig.json. Keep secrets in .env.") == (
         "Set strict in tsconfig.json. Keep secrets in .env."
     )
+
+
+def test_the_same_lesson_reflected_from_two_sessions_is_stored_once_and_confirmed(memory: Memory) -> None:
+    """Through the real write path (LanceDB and the shipped model): before, the two repeat counts read
+    as "different values: 4 vs 3", the pair became a contradiction and the lesson was stored twice."""
+    first = memory.remember(
+        "Compile with warnings as errors: `mix compile --warnings-as-errors` (run 4 times in one session).",
+        origin="session:258c7280-ae70-4798-800f-63464d01a85d",
+        confidence=0.55,
+    )
+    again = memory.remember(
+        "Compile check: `mix compile --warnings-as-errors` (run 3 times in one session).",
+        origin="session:ae4a77f8-aedd-4bc1-888f-c94edc91af04",
+        confidence=0.5,
+    )
+    assert again.action == "merged" and again.merged_into == first.bullet.id
+    assert confirmations(again.bullet) == 2
+    assert memory.list_conflicts(include_overlaps=True) == []
