@@ -34,12 +34,12 @@ def bullets(t: Transcript) -> list[str]:
 
 
 def test_a_claude_code_session_export_becomes_turns_tool_calls_and_results() -> None:
-    t = parsed("claude-export-cctrace.md")
+    t = parsed("claude-export.md")
     assert t.format == "claude-export"
     assert t.session_id == "f33cdb42-0a41-40d4-91eb-c89c109af38a" and t.cwd == "/mnt/c/python/cctrace"
-    assert len(t.steps) >= 25 and roles(t)["user"] >= 3 and roles(t)["assistant"] >= 3
+    assert len(t.steps) >= 30 and roles(t)["user"] >= 3 and roles(t)["assistant"] >= 3
     calls = [s for s in t.steps if s.role == "tool"]
-    assert Counter(s.tool for s in calls)["Bash"] >= 10
+    assert Counter(s.tool for s in calls)["Bash"] >= 15
     fetch = next(s for s in calls if s.tool == "WebFetch")
     assert fetch.command.startswith("https://docs.anthropic.com/") and "session" in fetch.result
     failed = [s for s in calls if s.is_error]
@@ -48,7 +48,7 @@ def test_a_claude_code_session_export_becomes_turns_tool_calls_and_results() -> 
 
 
 def test_the_rules_learn_from_a_session_export() -> None:
-    texts = bullets(parsed("claude-export-cctrace.md"))
+    texts = bullets(parsed("claude-export.md"))
     assert any("jq: command not found" in b for b in texts), texts
 
 
@@ -84,6 +84,22 @@ def test_the_rules_learn_from_a_specstory_export() -> None:
     assert any("No such file or directory" in b for b in texts), texts
 
 
+def test_an_older_specstory_export_with_terminal_blocks() -> None:
+    t = parsed("specstory.md")
+    assert t.format == "specstory"
+    assert len(t.steps) >= 40 and roles(t)["user"] >= 3 and roles(t)["tool"] >= 15
+    assert t.steps[0].text.startswith("❯ minsky session start --task 008")
+    assert Counter(s.tool for s in t.steps)["Bash"] >= 10
+    failed = [s for s in t.steps if s.is_error]
+    assert failed and all(s.command == "minsky session start --task 008" for s in failed)
+    assert all("Error starting session" in s.result for s in failed)
+
+
+def test_the_rules_learn_from_an_older_specstory_export() -> None:
+    texts = bullets(parsed("specstory.md"))
+    assert any("minsky session start --task 008" in b and "Error starting session" in b for b in texts), texts
+
+
 def test_older_specstory_turns_with_a_command_and_its_output_fence() -> None:
     text = (
         "## SpecStory\n\n_**User**_\n\nrun the tests\n\n---\n\n_**Assistant**_\n\nRead file: app/main.py\n\n"
@@ -99,20 +115,26 @@ def test_older_specstory_turns_with_a_command_and_its_output_fence() -> None:
 # -- Aider chat history ------------------------------------------------------------------------------------
 
 
-def test_an_aider_history_becomes_turns_and_edits_without_the_model_reasoning() -> None:
-    t = parsed("aider-mozgoslav.aider.chat.history.md")
+def test_an_aider_history_becomes_turns_runs_and_edits() -> None:
+    t = parsed("aider.md")
     assert t.format == "aider"
-    assert len(t.steps) >= 20 and roles(t)["user"] >= 10 and roles(t)["assistant"] >= 5
+    assert len(t.steps) >= 60 and roles(t)["user"] >= 20 and roles(t)["assistant"] >= 20
+    runs = [s for s in t.steps if s.tool == "Bash"]
+    assert runs[0].command == "chmod +x ~/AFI_Modular_Repos/*.sh"
+    assert "git push origin main" in [s.command for s in runs]
     edits = [s for s in t.steps if s.tool == "Edit"]
-    assert edits and all(s.tool_input["file_path"] and not s.is_error for s in edits)
-    assert "./analyzer-report-dictation-hotkey.md" in {s.tool_input["file_path"] for s in edits}
-    assert not any("thinking-content" in s.text or s.text.startswith(">") for s in t.steps)
+    assert len(edits) >= 10 and edits[0].tool_input["file_path"] == "sync-afi.sh"
+    assert "#!/bin/bash" in edits[0].tool_input["new_string"] and not edits[0].is_error
+    refused = [s for s in edits if s.is_error]
+    assert [s.result for s in refused] == ["The LLM did not conform to the edit format."] * 2
+    answers = [s.text for s in t.steps if s.role == "assistant"]
+    assert not any("<<<<<<< SEARCH" in a or a.startswith("> ") for a in answers)  # edits and aider's output
 
 
-def test_the_rules_find_nothing_in_an_aider_chat_without_commands() -> None:
-    # Aider's history keeps no command output ("Added 12 lines of output to the chat"), and this session
-    # ran no command: there is no failure for the rules to learn from, and nothing is invented.
-    assert bullets(parsed("aider-mozgoslav.aider.chat.history.md")) == []
+def test_the_rules_find_nothing_to_learn_in_this_aider_history() -> None:
+    # Aider's history never keeps a command's output ("Added 12 lines of output to the chat"), so no run
+    # is seen to fail; the two refused edits were retried in another form. No bullet is invented.
+    assert bullets(parsed("aider.md")) == []
 
 
 def test_aider_runs_lint_output_and_search_replace_edits() -> None:
@@ -278,6 +300,15 @@ def test_the_older_codex_shape_without_wrappers() -> None:
     assert t.steps[1].command == "cargo build --release" and t.steps[1].is_error
 
 
+def test_a_real_codex_rollout_skips_injected_context_and_takes_results_from_exec_events() -> None:
+    t = parsed("codex.jsonl")  # the first 14 records of a real session: one turn, two commands
+    assert (t.format, t.session_id) == ("codex", "019daa66-5b7b-7b01-b9ce-b527014cc09f")
+    assert [(s.role, s.tool) for s in t.steps] == [("user", ""), ("assistant", ""), ("tool", "Bash"), ("tool", "Bash")]
+    assert t.steps[0].text == "help me apply for the agentic engineering grant by Superteam"
+    assert (t.steps[2].command, t.steps[2].result, t.steps[2].is_error) == ("pwd", "/Users/devuser0000ab", False)
+    assert t.steps[3].command.startswith("sed -n '1,220p' ")
+
+
 def test_the_rules_learn_from_a_codex_session() -> None:
     texts = bullets(parse_transcript(CODEX))
     assert any("npm test" in b and "Cannot find module" in b for b in texts), texts
@@ -292,7 +323,8 @@ def test_a_large_input_that_gives_one_step_is_reported_in_the_notes(memory: Memo
     assert any("not a session format memx reads" in n and "1 step(s)" in n for n in result.report.notes)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FORMATS.iterdir() if p.name != "SOURCE.md"))
+@pytest.mark.parametrize("name", sorted(p.name for p in FORMATS.iterdir() if not p.name.startswith("SOURCE")))
 def test_every_real_sample_is_read_as_a_session_not_as_plain_text(name: str) -> None:
     t = parsed(name)
-    assert t.format not in ("text", "messages") and len(t.steps) >= 20, (t.format, len(t.steps))
+    assert t.format not in ("text", "messages") and len(t.steps) >= 4, (t.format, len(t.steps))
+    assert all(s.role != "tool" or s.tool for s in t.steps)

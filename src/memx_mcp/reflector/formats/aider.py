@@ -23,6 +23,7 @@ _PROMPTS = re.compile(
 )
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
 _THINKING = re.compile(r"<(thinking-content-\w+|think|thinking)>.*?</\1>", re.S)  # a model's reasoning, not its answer
+_FAILED_BLOCKS = re.compile(r"SEARCH/REPLACE blocks? failed to match")
 _EDIT_FAILED = re.compile(r"SearchReplaceNoExactMatch|did not conform to the edit format|failed to match", re.I)
 _BLOCK = re.compile(
     r"(?:^(?P<path>[^\n`<>]+?)\n)?^```[^\n]*\n(?:(?P<path2>[^\n`<>]+?)\n)?<<<<<<< SEARCH\n(?P<old>.*?)^=======\n"
@@ -100,7 +101,7 @@ class _Reader:
 def parse_aider(text: str) -> Parsed:
     reader = _Reader()
     kind, lines = "", list[str]()
-    fence = False
+    fence = report = False
 
     def flush() -> None:
         if kind == "user":
@@ -117,12 +118,15 @@ def parse_aider(text: str) -> Parsed:
         if fence and kind == "assistant":
             lines.append(line)
             continue
-        if line.startswith("# aider chat started at "):
+        if report:  # aider's unquoted report of the blocks that failed to match, up to its closing request
+            this, report = "output", not line.startswith("Just reply with fixed versions")
+        elif line.startswith("# aider chat started at "):
             this = "start"
         elif line.startswith("####"):
             this, line = "user", line[4:].strip()
         elif line.startswith(">"):
             this, line = "output", line[1:].lstrip(" ").rstrip()
+            report = bool(_FAILED_BLOCKS.search(line))
         else:
             this = "assistant" if kind != "user" or line.strip() else kind
         if this != kind:

@@ -127,6 +127,12 @@ def _item(item: Mapping[str, Any], ts: str | None, exit_codes: Mapping[str, int]
         yield _result(call_id, item.get("output"), exit_codes)
 
 
+def _exec_end(end: Mapping[str, Any]) -> ToolResult:
+    output = end.get("aggregated_output") or "\n".join(str(end.get(k) or "") for k in ("stdout", "stderr"))
+    code = end.get("exit_code")
+    return ToolResult(str(end.get("call_id")), str(output).strip(), code != 0 if isinstance(code, int) else None)
+
+
 def _event_message(m: Mapping[str, Any], ts: str | None) -> Iterable[Event]:
     text = str(m.get("message") or "")
     if m.get("type") == "user_message" and text.strip() and not _INJECTED.match(text):
@@ -150,6 +156,11 @@ def parse_codex(records: list[Mapping[str, Any]], skipped: int) -> Parsed:
     has_messages = any(
         kind == "response_item" and isinstance(p, Mapping) and p.get("type") == "message" for kind, p, _ in rows
     )
+    answered = {
+        str(p.get("call_id"))
+        for kind, p, _ in rows
+        if kind == "response_item" and isinstance(p, Mapping) and str(p.get("type", "")).endswith("_output")
+    }
     session, cwd = "", ""
     events: list[Event] = []
     for kind, payload, r in rows:
@@ -163,6 +174,9 @@ def parse_codex(records: list[Mapping[str, Any]], skipped: int) -> Parsed:
             cwd = cwd or str(payload.get("cwd") or "")
         elif kind == "response_item":
             events.extend(_item(payload, ts, exit_codes))
+        elif kind == "event_msg" and payload.get("type") == "exec_command_end":
+            if str(payload.get("call_id")) not in answered:  # a cut file, or a version that wrote no output item
+                events.append(_exec_end(payload))
         elif kind == "event_msg" and not has_messages:
             events.extend(_event_message(payload, ts))
     return Parsed("codex", tuple(events), session, cwd, skipped)
