@@ -100,6 +100,15 @@ def test_the_rules_learn_from_an_older_specstory_export() -> None:
     assert any("minsky session start --task 008" in b and "Error starting session" in b for b in texts), texts
 
 
+def test_a_specstory_v2_export_in_chinese_keeps_the_prompt_and_each_command_with_its_output() -> None:
+    t = parsed("specstory-v2.md")
+    assert t.format == "specstory" and t.steps[0].role == "user"
+    assert t.steps[0].text.startswith("继续 cocli OSS local 的 GUI 层")
+    shell = [s for s in t.steps if s.tool == "Bash"]
+    assert len(shell) == 9 and all(s.command and s.result and not s.is_error for s in shell)
+    assert shell[1].command == "ls /Users/devuser.zh/code/cocli/" and "crates" in shell[1].result
+
+
 def test_older_specstory_turns_with_a_command_and_its_output_fence() -> None:
     text = (
         "## SpecStory\n\n_**User**_\n\nrun the tests\n\n---\n\n_**Assistant**_\n\nRead file: app/main.py\n\n"
