@@ -22,14 +22,39 @@ _PROMPTS = re.compile(
     r"Commit [0-9a-f]{7}|Create new file\?|Please answer with)"
 )
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
-_THINKING = re.compile(r"<(thinking-content-\w+|think|thinking)>.*?</\1>", re.S)  # a model's reasoning, not its answer
+# a model's reasoning, not its answer
+_THINKING = re.compile(r"<(thinking-content-\w+|think|thinking)>(?:(?!<\1>).)*?</\1>", re.S)
 _FAILED_BLOCKS = re.compile(r"SEARCH/REPLACE blocks? failed to match")
 _EDIT_FAILED = re.compile(r"SearchReplaceNoExactMatch|did not conform to the edit format|failed to match", re.I)
-_BLOCK = re.compile(
-    r"(?:^(?P<path>[^\n`<>]+?)\n)?^```[^\n]*\n(?:(?P<path2>[^\n`<>]+?)\n)?<<<<<<< SEARCH\n(?P<old>.*?)^=======\n"
-    r"(?P<new>.*?)^>>>>>>> REPLACE\n```",
-    re.MULTILINE | re.DOTALL,
-)
+
+
+def _edit_blocks(text: str) -> tuple[list[tuple[str, str, str]], str]:
+    """The SEARCH/REPLACE blocks of an answer as (path, old, new), and the answer without them. One pass
+    over the lines: a block is the file name (above the fence, or just inside it), ``<<<<<<< SEARCH``, the
+    old lines, ``=======``, the new lines, ``>>>>>>> REPLACE`` and the closing fence."""
+    lines = text.split("\n")
+    keep = [True] * len(lines)
+    edits: list[tuple[str, str, str]] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() != "<<<<<<< SEARCH":
+            i += 1
+            continue
+        try:
+            middle = lines.index("=======", i + 1)
+            end = lines.index(">>>>>>> REPLACE", middle + 1)
+        except ValueError:
+            break  # an unfinished block is left as text
+        head = [j for j in (i - 1, i - 2) if j >= 0 and lines[j].strip()][:2]
+        path = next((lines[j].strip() for j in head if not lines[j].startswith("```")), "")
+        for j in head:
+            keep[j] = keep[j] and not (lines[j].startswith("```") or lines[j].strip() == path)
+        closing = end + 1 if end + 1 < len(lines) and lines[end + 1].startswith("```") else end
+        for j in range(i, closing + 1):
+            keep[j] = False
+        edits.append((path, "\n".join(lines[i + 1 : middle]) + "\n", "\n".join(lines[middle + 1 : end]) + "\n"))
+        i = closing + 1
+    return edits, "\n".join(ln for ln, k in zip(lines, keep, strict=True) if k)
 
 
 def is_aider(text: str) -> bool:
@@ -60,12 +85,11 @@ class _Reader:
             self.events.append(UserText(text))
 
     def assistant(self, lines: list[str]) -> None:
-        text = _THINKING.sub("", "\n".join(lines)).strip()
-        for m in _BLOCK.finditer(text + "\n"):
-            path = (m.group("path2") or m.group("path") or "").strip()
-            call_id = self.call("Edit", {"file_path": path, "old_string": m.group("old"), "new_string": m.group("new")})
+        edits, prose = _edit_blocks(_THINKING.sub("", "\n".join(lines)).strip())
+        for path, old, new in edits:
+            call_id = self.call("Edit", {"file_path": path, "old_string": old, "new_string": new})
             self.pending_edits[path.rsplit("/", 1)[-1]] = call_id
-        prose = _BLOCK.sub("", text + "\n").strip()
+        prose = prose.strip()
         if prose:
             self.events.append(AssistantText(prose))
 

@@ -26,20 +26,23 @@ _USERS = frozenset({"user", "human", "you", "prompt"})
 _SESSION = re.compile(r"^\*\*Session ID:\*\*\s*`?([\w-]+)`?", re.M)
 _PROJECT = re.compile(r"^\*\*Project(?: Path)?:\*\*\s*`?([^`\n]+)`?", re.M)
 _TOOL_USE = re.compile(
-    r"^\W*\*\*Tool Use:\s*(?P<name>[\w.:-]+)\*\*(?:\s*\(ID:\s*(?P<id>[\w-]+)\))?[^\n]*\n+```\w*\n(?P<args>.*?)^```",
+    r"^\W*\*\*Tool Use:\s*(?P<name>[\w.:-]+)\*\*(?:\s*\(ID:\s*(?P<id>[\w-]+)\))?[^\n]*\n+```\w*\n"
+    r"(?P<args>(?:(?!^\W*\*\*Tool ).)*?)^```",
     re.M | re.S,
 )
 # A result's fence may hold fences of its own (pasted markdown): it ends at the fence that closes the turn
 # or comes just before the next tool marker.
 _TOOL_RESULT = re.compile(
-    r"^\W*\*\*Tool (?P<kind>Result|Error)(?P<err>\s*\((?:Error|error)\))?:?\*\*:?[^\n]*\n+```\w*\n(?P<out>.*?)"
-    r"^```[ \t]*(?=\s*\Z|\s*\n\W*\*\*Tool )",
+    r"^\W*\*\*Tool (?P<kind>Result|Error)(?P<err>\s*\((?:Error|error)\))?:?\*\*:?[^\n]*\n+```\w*\n"
+    r"(?P<out>(?:(?!^\W*\*\*Tool ).)*?)^```[ \t]*(?=\s*\Z|\s*\n\W*\*\*Tool )",
     re.M | re.S,
 )
 _LIST_CALL = re.compile(r"^- tool call:\s*\*\*(?P<name>[\w.:-]+)\*\*\s*(?P<args>\{.*\})?\s*$", re.M)
 _LIST_RESULT = re.compile(r"^- tool result(?P<err>\s*\(error\))?:\s?(?P<out>.*?)(?=^- tool |^#|\Z)", re.M | re.S)
 _ITALIC_CALL = re.compile(r"^\*(?P<verb>Used|Ran|Read|Edited|Wrote|Searched)\s+(?P<what>.+?)\*\s*$", re.M)
-_REASONING = re.compile(r"<details>\s*<summary>[^<]*(?:Reasoning|Thinking)[^<]*</summary>.*?</details>", re.S | re.I)
+_REASONING = re.compile(
+    r"<details>\s*<summary>[^<]*(?:Reasoning|Thinking)[^<]*</summary>(?:(?!<details>).)*?</details>", re.S | re.I
+)
 _TRAILER = re.compile(r"(?:\s*(?:---|\*\*\[[^\]\n]*\]\*\*))+\s*\Z")  # the separator before the next turn
 _NOISE_LINE = re.compile(r"^(?:---|\*\*\[[^\]]+\]\*\*|> \d{1,2}/\d{1,2}/\d{4}.*)\s*$")
 

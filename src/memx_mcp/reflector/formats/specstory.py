@@ -12,13 +12,18 @@ import re
 from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
 
 _TURN = re.compile(r"^_\*\*(User|Assistant|Agent|Cursor|Copilot|AI)\b(?:\s*\(([^)]*)\))?\*\*_\s*$", re.I | re.M)
-_TOOL_USE = re.compile(r"<tool-use\b(?P<attrs>[^>]*)>(?P<body>.*?)</tool-use>", re.S)
-_DETAILS = re.compile(r"<details>\s*<summary>(?P<summary>.*?)</summary>(?P<body>.*?)</details>", re.S)
+# Bodies never run past the next opening tag: an unclosed tag costs one scan to the next one, not the rest.
+_TOOL_USE = re.compile(r"<tool-use\b(?P<attrs>[^>]*)>(?P<body>(?:(?!<tool-use\b).)*?)</tool-use>", re.S)
+_DETAILS = re.compile(
+    r"<details>\s*<summary>(?P<summary>(?:(?!</?details>).)*?)</summary>(?P<body>(?:(?!<details>).)*?)</details>", re.S
+)
 _ATTR = re.compile(r'data-tool-(type|name)="([^"]*)"')
 _FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<code>.*?)^```\s*$", re.M | re.S)
 _SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "powershell", "pwsh", "cmd", "bat"})
+# A shell fence directly followed by a bare output fence; neither part may run across another fence.
 _RUN_PAIR = re.compile(
-    r"^```(?:bash|sh|shell|zsh|console|powershell|pwsh|cmd)\s*\n(?P<cmd>.*?)^```\s*\n\s*\n?^```\s*\n(?P<out>.*?)^```\s*$",
+    r"^```(?:bash|sh|shell|zsh|console|powershell|pwsh|cmd)[ \t]*\n(?P<cmd>(?:(?!^```).)*?)^```[ \t]*\n(?:[ \t]*\n)?"
+    r"^```[ \t]*\n(?P<out>(?:(?!^```).)*?)^```[ \t]*$",
     re.M | re.S,
 )
 _READ = re.compile(r"^Read file: (.+)$", re.M)
