@@ -27,15 +27,11 @@ _LIST_NUMBER = re.compile(r"\d{1,3}\.")
 _NEXT = re.compile(r"\s*(\S)")
 
 
-def _protected_spans(line: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _PROTECTED.finditer(line)]
-
-
-def _is_end(line: str, start: int, end: int) -> bool:
+def _is_end(line: str, start: int, end: int, indent: int) -> bool:
     mark = line[start:end]
     if not mark.startswith("."):
         return True
-    word = _WORD_BEFORE.search(line[: start + 1])
+    word = _WORD_BEFORE.search(line[max(0, start - 60) : start + 1])  # the last word is enough
     token = word.group(1).lstrip("([{\"'“‘").lower().rstrip(".") if word else ""
     if token in _ABBREVIATIONS:
         return False
@@ -43,15 +39,19 @@ def _is_end(line: str, start: int, end: int) -> bool:
     if token in _SOFT_ABBREVIATIONS:
         return follower is None or follower.group(1).isupper()
     # "1. Install …" at the start of a line is a list number, not the end of a sentence
-    return not (token.isdigit() and not line[: start - len(token)].strip())
+    return not (token.isdigit() and start - len(token) <= indent)
 
 
 def _split_line(line: str) -> list[str]:
-    spans = _protected_spans(line)
+    spans = [m.span() for m in _PROTECTED.finditer(line)]  # in order and disjoint
+    indent = len(line) - len(line.lstrip())
     out: list[str] = []
-    begin = 0
+    begin, span = 0, 0
     for m in _END.finditer(line):
-        if any(a <= m.start() < b for a, b in spans) or not _is_end(line, m.start(), m.end()):
+        while span < len(spans) and spans[span][1] <= m.start():
+            span += 1
+        inside = span < len(spans) and spans[span][0] <= m.start()
+        if inside or not _is_end(line, m.start(), m.end(), indent):
             continue
         out.append(line[begin : m.end()])
         begin = m.end()
