@@ -276,3 +276,11 @@ def test_the_same_lesson_reflected_from_two_sessions_is_stored_once_and_confirme
     assert again.action == "merged" and again.merged_into == first.bullet.id
     assert confirmations(again.bullet) == 2
     assert memory.list_conflicts(include_overlaps=True) == []
+
+
+def test_a_port_on_a_host_name_is_a_value_but_a_line_in_a_source_file_is_not() -> None:
+    assert any(
+        "5432 vs 6543" in e
+        for e in contradiction_evidence("Connect to db.internal:5432", "Connect to db.internal:6543")
+    )
+    assert contradiction_evidence("The guard in app/models.py:25 fails", "The guard in app/models.py:31 fails") == ()

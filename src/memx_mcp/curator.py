@@ -57,15 +57,21 @@ class Decision:
 # line numbers of a path. Two bullets only disagree on a value when they give different numbers for the
 # same subject (a pool of 10 vs a pool of 50).
 _NUMBER = re.compile(r"(?<![\w.#-])\d+(?:\.\d+)*(?![\w])")  # not the 1 of eu-west-1, the 12 of #12
+# The files whose "name.ext:12" is a line number (a host's "db.internal:5432" is a port, a value).
+_SOURCE_EXTENSIONS = (
+    "py|pyi|js|jsx|mjs|cjs|ts|tsx|ex|exs|erl|rs|go|rb|java|kt|kts|scala|c|h|cc|cpp|hpp|cs|swift|m|php|lua|sh|"
+    "bash|zsh|vue|svelte|dart|sql|html|css|scss|md|json|ya?ml|toml|ini|cfg|txt|lock|gradle|tf|proto"
+)
 _NOT_A_VALUE = re.compile(
     r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|"  # a UUID (session ids)
     r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b|\b\d{7,}\b|"  # a hash, a long id
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|"  # a date
     r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?![\w:])|"  # a time of day
-    r"[\w/.-]+\.[A-Za-z]\w{0,5}:\d+(?::\d+)*|\b(?:lines?|line no\.?|L)\s?\d+(?:\s?[-–]\s?\d+)?\b|"  # path:line
+    rf"[\w/.-]+\.(?:{_SOURCE_EXTENSIONS}):\d+(?::\d+)*|"  # path:line
+    r"\b(?:lines?|line no\.?|L)\s?\d+(?:\s?[-–]\s?\d+)?\b|"
     r"第\s*\d+\s*行|\d+\s*行目|"
     r"\b(?:step|turn|pid|session|attempt|try|run|pr|issue)\s#?\d+\b|"
-    r"\b(?:(?:run|ran|failed|seen|called|used|repeated|retried|tried|executed)\s+)?\d+\s*(?:times?|x|runs?)\b|"
+    r"\b(?:(?:run|ran|failed|seen|called|used|repeated|retried|tried|executed)\s+)?\d+\s*(?:times?|runs?)\b|"
     r"\d+\s*(?:次|回|遍)|\b(?:in|across|over)\s+(?:one|a single|\d+)\s+sessions?\b|\bper session\b",
     re.IGNORECASE,
 )
