@@ -114,7 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
 
     p = add("reflect", "distill bullets from session transcripts", "memx reflect session.jsonl --dry-run --json")
-    p.add_argument("files", nargs="+", type=Path, help="Claude Code JSONL, a JSON message list, or a text transcript")
+    p.add_argument(
+        "files",
+        nargs="+",
+        type=Path,
+        help="Claude Code or Codex CLI JSONL, Aider, SpecStory or session-export markdown, a JSON message list or text",
+    )
     p.add_argument("--mode", choices=["rules", "hybrid", "llm"], help="default: MEMX_REFLECTOR_MODE (hybrid)")
     p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Literal
 
 from .models import Bullet, ConflictKind
+from .text.sentences import split_sentences
 
 MergeStrategy = Literal["keep_best", "merge_content"]
 
@@ -51,10 +52,40 @@ class Decision:
     conflicts: tuple[ConflictCandidate, ...] = ()
 
 
-_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w])")  # not the 1 of eu-west-1
+# What a number means is read from the words around it. Some numbers are no claim about the world:
+# the Reflector's repeat counts ("run 4 times in one session"), ids, hashes, dates, times of day and the
+# line numbers of a path. Two bullets only disagree on a value when they give different numbers for the
+# same subject (a pool of 10 vs a pool of 50).
+_NUMBER = re.compile(r"(?<![\w.#-])\d+(?:\.\d+)*(?![\w])")  # not the 1 of eu-west-1, the 12 of #12
+# The files whose "name.ext:12" is a line number (a host's "db.internal:5432" is a port, a value).
+_SOURCE_EXTENSIONS = (
+    "py|pyi|js|jsx|mjs|cjs|ts|tsx|ex|exs|erl|rs|go|rb|java|kt|kts|scala|c|h|cc|cpp|hpp|cs|swift|m|php|lua|sh|"
+    "bash|zsh|vue|svelte|dart|sql|html|css|scss|md|json|ya?ml|toml|ini|cfg|txt|lock|gradle|tf|proto"
+)
+_NOT_A_VALUE = re.compile(
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|"  # a UUID (session ids)
+    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b|\b\d{7,}\b|"  # a hash, a long id
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|"  # a date
+    r"(?<![\w:])\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?![\w:])|"  # a time of day
+    rf"[\w/.-]+\.(?:{_SOURCE_EXTENSIONS}):\d+(?::\d+)*|"  # path:line
+    r"\b(?:lines?|line no\.?|L)\s?\d+(?:\s?[-–]\s?\d+)?\b|"
+    r"第\s*\d+\s*行|\d+\s*行目|"
+    r"\b(?:step|turn|pid|session|attempt|try|run|pr|issue)\s#?\d+\b|"
+    r"\b(?:(?:run|ran|failed|seen|called|used|repeated|retried|tried|executed)\s+)?\d+\s*(?:times?|runs?)\b|"
+    r"\d+\s*(?:次|回|遍)|\b(?:in|across|over)\s+(?:one|a single|\d+)\s+sessions?\b|\bper session\b",
+    re.IGNORECASE,
+)
+# Quoted tool output (an error message, a log line) says what was seen, not what to do: its numbers and
+# its "can't" / "not found" are no evidence. Text after "Error:" runs to the end of its sentence.
+_OUTPUT = re.compile(
+    r"\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|(?<!\w)'[^'\n]{1,200}'(?!\w)|"
+    r"\b(?:error|fatal|exception|traceback)\b\s*:[^.\n]*(?:\.(?=\S)[^.\n]*)*",
+    re.IGNORECASE,
+)
+_CODE = re.compile(r"`[^`\n]*`")
 _NEGATION = re.compile(
     r"\b(?:not|never|no longer|don't|doesn't|isn't|aren't|won't|can't|cannot|shouldn't|mustn't|"
-    r"didn't|wasn't|no longer)\b|不|没有|沒有|别|勿|无需|ない|ません|ず[、。]|しないで",
+    r"didn't|wasn't)\b|不|没有|沒有|别|勿|无需|ない|ません|ず[、。]|しないで",
     re.IGNORECASE,
 )
 _OPPOSITES: tuple[tuple[str, str], ...] = (
@@ -70,30 +101,76 @@ _OPPOSITES: tuple[tuple[str, str], ...] = (
     (r"有効", r"無効"),
     (r"使う|使用する", r"避ける|使わない"),
 )
+# The Reflector's own wording ("When X fails with …: … worked") is no subject of a claim.
+_TEMPLATE_WORDS = frozenset(
+    "when fail fails failed with worked work run first then project use uses cli e.g fix was also".split()
+)
+_CLAUSE = re.compile(r"\s*(?:[;:,—–]|\bbut\b|\bwhile\b|\bwhereas\b|，|；|：)\s*")
+_NEGATION_MIN_OVERLAP = 0.5  # the negated clause must say what a clause of the other side says
 
 
-def _numbers(text: str) -> set[str]:
-    return {n.rstrip("0").rstrip(".") if "." in n else n for n in _NUMBER.findall(text)}
+def without_output(text: str) -> str:
+    """``text`` without quoted tool output: what a bullet claims, not what a command printed."""
+    return _OUTPUT.sub(" ", text)
+
+
+def _values(text: str) -> list[tuple[str, frozenset[str]]]:
+    """The numbers that state a value, each with the words around it (its subject)."""
+    from .retrieval.tokenize import CJK_STOP_CHARS, STOP_WORDS, stem
+
+    clean = _NOT_A_VALUE.sub(" ", without_output(text))
+    found: list[tuple[str, frozenset[str]]] = []
+    for m in _NUMBER.finditer(clean):
+        before = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clean[max(0, m.start() - 60) : m.start()])[-4:]
+        after = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clean[m.end() : m.end() + 40])[:3]
+        words = {stem(w.lower()) for w in (*before, *after)}
+        words -= STOP_WORDS | _TEMPLATE_WORDS | CJK_STOP_CHARS
+        value = m.group(0)
+        found.append((value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value, frozenset(words)))
+    return found
+
+
+def _numeric_evidence(a: str, b: str) -> str:
+    va, vb = _values(a), _values(b)
+    na, nb = {n for n, _ in va}, {n for n, _ in vb}
+    for x, cx in va:
+        for y, cy in vb:
+            if x != y and x not in nb and y not in na and cx & cy:
+                return f"different values: {x} vs {y} ({', '.join(sorted(cx & cy)[:3])})"
+    return ""
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for s in split_sentences(text) for c in _CLAUSE.split(s) if c.strip()]
+
+
+def _negation_evidence(a: str, b: str) -> str:
+    """A negation on one side only, in a clause that the other side states without one."""
+    ca, cb = _clauses(without_output(a)), _clauses(without_output(b))
+    negated = [(c, m) for c in ca if (m := _NEGATION.search(_CODE.sub(" ", c)))]
+    other = cb
+    if not negated:
+        negated = [(c, m) for c in cb if (m := _NEGATION.search(_CODE.sub(" ", c)))]
+        other = ca
+    if not negated or any(_NEGATION.search(_CODE.sub(" ", c)) for c in other):
+        return ""
+    for clause, match in negated:
+        plain = _NEGATION.sub(" ", clause)
+        if any(word_overlap(plain, o, _TEMPLATE_WORDS) >= _NEGATION_MIN_OVERLAP for o in other):
+            return f"negation on one side only: {match.group(0)!r}"
+    return ""
 
 
 def contradiction_evidence(a: str, b: str) -> tuple[str, ...]:
     """Why two similar texts may disagree: different numbers for the same subject, a negation on one
-    side only, or opposite advice. Empty when nothing points to a contradiction."""
-    evidence: list[str] = []
-    na, nb = _numbers(a), _numbers(b)
-    if na and nb and na != nb:
-        evidence.append(
-            f"different values: {', '.join(sorted(na - nb) or sorted(na))} vs "
-            f"{', '.join(sorted(nb - na) or sorted(nb))}"
-        )
-    neg_a, neg_b = bool(_NEGATION.search(a)), bool(_NEGATION.search(b))
-    if neg_a != neg_b:
-        negated = a if neg_a else b
-        match = _NEGATION.search(negated)
-        evidence.append(f"negation on one side only: {match.group(0) if match else ''!r}")
+    side only (of a clause the other side states), or opposite advice. Quoted tool output, repeat counts,
+    ids and the Reflector's template words are not evidence. Empty when nothing points to a
+    contradiction."""
+    evidence = [e for e in (_numeric_evidence(a, b), _negation_evidence(a, b)) if e]
+    oa, ob = without_output(a), without_output(b)
     for left, right in _OPPOSITES:
-        la, ra = re.search(left, a, re.I), re.search(right, a, re.I)
-        lb, rb = re.search(left, b, re.I), re.search(right, b, re.I)
+        la, ra = re.search(left, oa, re.I), re.search(right, oa, re.I)
+        lb, rb = re.search(left, ob, re.I), re.search(right, ob, re.I)
         if (la and rb and not ra and not lb) or (ra and lb and not la and not rb):
             x = (la or ra).group(0)  # type: ignore[union-attr]
             y = (rb or lb).group(0)  # type: ignore[union-attr]
@@ -105,11 +182,16 @@ def _stem(word: str) -> str:
     return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
 
 
-def word_overlap(a: str, b: str) -> float:
-    """Jaccard of the two texts' meaningful words (code-aware, CJK bigrams, light stemming)."""
+_MASK = re.compile(r"\[REDACTED:[\w-]+\]")  # the sanitizer's stand-in is no word of the lesson
+
+
+def word_overlap(a: str, b: str, ignore: frozenset[str] = frozenset()) -> float:
+    """Jaccard of the two texts' meaningful words (code-aware, CJK bigrams, light stemming), masked
+    secrets left out."""
     from .retrieval.tokenize import query_terms
 
-    wa, wb = {_stem(t) for t in query_terms(a)}, {_stem(t) for t in query_terms(b)}
+    wa = {_stem(t) for t in query_terms(_MASK.sub(" ", a))} - ignore
+    wb = {_stem(t) for t in query_terms(_MASK.sub(" ", b))} - ignore
     return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
 
 
@@ -138,13 +220,10 @@ def decide(new_content: str, neighbours: Sequence[Neighbour], params: CuratorPar
     return Decision(action="insert", conflicts=tuple(conflicts))
 
 
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s*")
-
-
 def merge_contents(kept: str, other: str) -> str:
     """Deterministic ``merge_content``: the kept text, then the other's sentences it does not already say."""
-    have = {s.strip().lower() for s in _SENTENCE.split(kept) if s.strip()}
-    extra = [s.strip() for s in _SENTENCE.split(other) if s.strip() and s.strip().lower() not in have]
+    have = {s.lower() for s in split_sentences(kept)}
+    extra = [s for s in split_sentences(other) if s.lower() not in have]
     return " ".join([kept.strip(), *extra]) if extra else kept
 
 
@@ -152,24 +231,62 @@ def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*a, *b)))
 
 
+MAX_ORIGIN_CHARS = 500
+_MORE = re.compile(r"\+(\d+)")
+
+
+def origins(bullet: Bullet) -> tuple[str, ...]:
+    """Where a bullet was learned: one entry per session (transcript key) or client that taught it."""
+    return tuple(o for o in bullet.origin.split() if not _MORE.fullmatch(o))
+
+
+def confirmations(bullet: Bullet) -> int:
+    """How many sources taught this bullet (1 for a bullet met once, 0 when its origin is unknown)."""
+    more = _MORE.fullmatch(bullet.origin.split()[-1]) if bullet.origin.split() else None
+    return len(origins(bullet)) + (int(more.group(1)) if more else 0)
+
+
+def _joined_origin(existing: Bullet, new: Bullet) -> str:
+    """Each source once, the first one first; past MAX_ORIGIN_CHARS a trailing ``+N`` counts the rest."""
+    listed = list(origins(existing))
+    more = confirmations(existing) - len(listed) + confirmations(new) - len(origins(new))
+    listed.extend(o for o in dict.fromkeys(origins(new)) if o not in listed)
+    while len(listed) > 1 and len(" ".join([*listed, f"+{more}"] if more else listed)) > MAX_ORIGIN_CHARS:
+        listed.pop()
+        more += 1
+    return " ".join([*listed, f"+{more}"] if more else listed)
+
+
 def merge(existing: Bullet, new: Bullet, strategy: MergeStrategy, now: datetime) -> Bullet:
     """The merged bullet keeps the existing id. ``keep_best`` keeps the text with the higher instructivity
     score (the existing one on a tie); ``merge_content`` adds what the other says. Metadata lists are
-    united and the merge counts as one reinforcement (a recall)."""
+    united and the merge counts as one reinforcement (a recall).
+
+    The same lesson met again from another source (another session) is a confirmation: its origin joins
+    the bullet's ``origin`` list (see ``confirmations``) and the confidences combine as independent
+    evidence (1 - (1-a)(1-b)); met again from the same or an unknown source, the higher confidence is
+    kept. An origin is one word (a transcript key such as ``session:ID``); the list is space-separated."""
     best = new if new.instructivity_score > existing.instructivity_score else existing
     other = existing if best is new else new
     content = best.content if strategy == "keep_best" else merge_contents(best.content, other.content)
+    origin = _joined_origin(existing, new)
+    confidence = max(existing.confidence, new.confidence)
+    if origins(existing) and set(origins(new)) - set(origins(existing)):
+        # 1.0 is what a person states; learned evidence approaches it without reaching it
+        combined = min(0.99, 1 - (1 - existing.confidence) * (1 - new.confidence))
+        confidence = round(max(confidence, combined), 4)
     return existing.with_changes(
         content=content,
         section=best.section,
         knowledge_type=best.knowledge_type,
         instructivity_score=max(existing.instructivity_score, new.instructivity_score),
-        confidence=max(existing.confidence, new.confidence),
+        confidence=min(1.0, confidence),
         tools=_union(existing.tools, new.tools),
         entities=_union(existing.entities, new.entities),
         tags=_union(existing.tags, new.tags),
         recall_count=existing.recall_count + 1,
         updated_at=now,
+        origin=origin,
         vector=best.vector if content == best.content else None,
     )
 

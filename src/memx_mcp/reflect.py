@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
+UNREAD = "not a session format memx reads (Claude Code or Codex JSONL, Aider, SpecStory, session-export markdown)"
 
 
 @dataclass
@@ -194,6 +195,10 @@ def reflect(
     report.notes.extend(notes)
     if transcript.skipped_lines:
         report.notes.append(f"{transcript.skipped_lines} malformed line(s) skipped")
+    if len(text) > 10 * 1024 and len(transcript.steps) <= 1:  # an unknown format is said, never silent
+        report.notes.append(
+            f"{len(text) // 1024} KB read as {transcript.format!r} gave {len(transcript.steps)} step(s): {UNREAD}"
+        )
     target = _scope_for(memory, scope, transcript.cwd)
     result = ReflectResult(key, str(target), start, dry_run, report)
     if dry_run:

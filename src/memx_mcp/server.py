@@ -360,9 +360,10 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
         dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
         scope: Scope = None,
     ) -> Annotated[CallToolResult, ReflectOut]:
-        """Distill the knowledge worth keeping from a coding-session transcript (Claude Code JSONL, a JSON
-        message list, or text): errors and their fixes, config changes, new tools, repeated commands.
-        Secrets are masked first. Reflecting the same session again only adds what is new."""
+        """Distill the knowledge worth keeping from a coding-session transcript (Claude Code or Codex CLI
+        JSONL, Aider / SpecStory / session-export markdown, a JSON message list, or text): errors and their
+        fixes, config changes, new tools, repeated commands. Secrets are masked first. Reflecting the same
+        session again only adds what is new."""
         if bool(transcript) == bool(path):
             raise ToolError("give either transcript text or a path")
         loop_token = anyio.lowlevel.current_token()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from ..text.sentences import split_sentences
+
 _CD_PREFIX = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
 _ENV_PREFIX = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>\s*/dev/null)")
@@ -117,12 +119,11 @@ _EXPLAINS = re.compile(
     r"(?i)\b(?:needs?|must|should|because|since|expects?|requires?|missing|instead|the (?:issue|problem|cause|fix)|"
     r"is clear|isn't|doesn't|can't|cannot|has no|only|so that|otherwise)\b|→|需要|因为|原因|必要|ため|ので"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 def explanation(text: str) -> str:
     """The first sentence of an assistant message that explains rather than narrates, or ''."""
-    for sentence in _SENTENCE_END.split(text.strip()):
+    for sentence in split_sentences(text):
         s = sentence.strip().strip("*").strip()
         if 12 <= len(s) <= 260 and _EXPLAINS.search(s) and not _NARRATION.match(s):
             return s.rstrip(":")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from ..text.sentences import split_sentences
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
 
@@ -52,7 +53,7 @@ _REPEAT = re.compile(
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if s.strip()]
+    return split_sentences(text)
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str:

@@ -1,5 +1,6 @@
-"""Transcript parsing: Claude Code session JSONL, JSON message lists (Anthropic and OpenAI shapes) and
-plain text with speaker markers, all into one ordered list of steps."""
+"""Transcript parsing: Claude Code session JSONL, JSON message lists (Anthropic and OpenAI shapes), the
+formats of ``reflector.formats`` (Codex CLI JSONL, Aider, SpecStory, session-export markdown) and plain
+text with speaker markers, all into one ordered list of steps."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ..errors import InvalidInputError
+from . import formats
 
 Role = Literal["user", "assistant", "tool"]
 MAX_RESULT_CHARS = 4000
@@ -220,6 +222,21 @@ def _plain(text: str) -> Transcript:
     return Transcript("text", tuple(b.steps))
 
 
+def _replay(parsed: formats.Parsed) -> Transcript:
+    """Another format's events, through the same builder as Claude Code's records."""
+    b = _Builder()
+    for e in parsed.events:
+        if isinstance(e, formats.UserText):
+            b.user_text(e.text, _ts(e.ts))
+        elif isinstance(e, formats.AssistantText):
+            b.assistant_text(e.text, _ts(e.ts))
+        elif isinstance(e, formats.ToolCall):
+            b.tool_call(e.call_id, e.name, e.args, _ts(e.ts))
+        else:
+            b.tool_result(e.call_id, e.content, e.is_error)
+    return Transcript(parsed.format, tuple(b.steps), parsed.session_id, parsed.cwd, parsed.skipped)
+
+
 def parse_transcript(text: str) -> Transcript:
     """Detect the format and parse. Malformed JSONL lines are skipped and counted, never fatal."""
     if "\x00" in text[:65536]:
@@ -250,6 +267,10 @@ def parse_transcript(text: str) -> Transcript:
                 skipped += 1
         if records and any(r.get("type") in ("user", "assistant") for r in records):
             return _claude_code(records, skipped)
+        other = formats.parse_records(records, skipped)
+        if other is not None:
+            return _replay(other)
         if records and all("role" in r for r in records):
             return _messages(records)
-    return _plain(text)
+    markdown = formats.parse_markdown(text)
+    return _replay(markdown) if markdown is not None else _plain(text)
