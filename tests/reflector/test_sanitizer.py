@@ -243,3 +243,16 @@ def test_secrets_named_in_chinese_or_japanese_are_masked(text: str, secret: str)
 )
 def test_chinese_and_japanese_sentences_about_secrets_hold_none(text: str) -> None:
     assert S.mask(text) == text
+
+
+# Each of these shapes, 100,000 characters long, made a pattern read the rest of the token from each of its
+# positions (minutes per text before): a run of word characters and dots or hyphens (key names), a
+# secret word repeated (what follows a key name), a scheme-like run (URL credentials), an e-mail-like run,
+# and a capitalised word of 100,000 letters (the WordPiece judgement of a type name).
+LONG_TOKENS = ["a." * 50_000, "-key" * 25_000, "a-b." * 25_000, "a+" * 50_000, "token: A" + "a" * 100_000]
+
+
+@pytest.mark.parametrize("text", LONG_TOKENS, ids=["dotted", "keys", "scheme", "email", "word"])
+def test_a_100k_character_token_is_sanitized_in_one_pass(text: str) -> None:
+    learned = S.learning(text)
+    assert learned.mask(text) == text
