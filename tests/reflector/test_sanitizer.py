@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from urllib.parse import quote, quote_plus
+
 import pytest
 
 from memx_mcp.reflector.sanitizer import PrivacySanitizer
@@ -52,6 +55,26 @@ S = PrivacySanitizer()
         ("environment: {POSTGRES_PASSWORD: hunter}", "secret_assignment", "hunter"),  # a YAML flow mapping
         ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
+        # a pass phrase in words under a password-like key is still a password
+        ("password=CorrectHorseBatteryStaple", "secret_assignment", "CorrectHorseBatteryStaple"),
+        ("export DB_PASSWORD=CorrectHorseBattery", "secret_assignment", "CorrectHorseBattery"),
+        ("secret: CorrectHorseBatteryStaple", "secret_assignment", "CorrectHorseBatteryStaple"),
+        ("PGPASSWORD=CorrectHorseBattery psql -h db -U app", "secret_assignment", "CorrectHorseBattery"),
+        # a password on the flag that means password for that client
+        ("mysql -uroot -pS3cr3t! mydb", "password_flag", "S3cr3t!"),
+        ("mysql -u root -p'S3cr3t!' mydb", "password_flag", "S3cr3t!"),
+        ('mysqldump -u root -p"S3cr3t pass" db > db.sql', "password_flag", "S3cr3t pass"),
+        ("docker exec -it db mysql -uroot -phunter2 -e 'show databases'", "password_flag", "hunter2"),
+        ("mariadb -h db -P 3306 -uroot -pRootPass123", "password_flag", "RootPass123"),
+        ("sshpass -p 'S3cr3t!' ssh root@203.0.113.9", "password_flag", "S3cr3t!"),
+        ("sshpass -p hunter2 scp a.txt me@host:", "password_flag", "hunter2"),
+        ("docker login -u me -p dckrpat42 registry.example", "password_flag", "dckrpat42"),
+        ("mongosh -u admin -p Mongo2pass --authenticationDatabase admin", "password_flag", "Mongo2pass"),
+        ("redis-cli -h cache -a hunter2 ping", "password_flag", "hunter2"),
+        ("ldapsearch -x -D cn=admin -w hunter2", "password_flag", "hunter2"),
+        ("smbclient //fs/share -U alice%hunter2", "password_flag", "hunter2"),
+        ("mysql --password=hunter2 app", "secret_flag", "hunter2"),
+        ("wget --password hunter2 https://x.test/f", "secret_flag", "hunter2"),
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -164,6 +187,18 @@ def test_a_private_key_block_is_masked_whole() -> None:
         '<meta name="csrf-token" content="T1t_QhofQ146FB88XDZKACBpPRErcn10-0R8QmwkblZS5dyOD6hCECNC"/>',
         '"signature":"EsMCCkYICxgCKkDuNR00D0SPshrOAOM1rE2RNrkHn0aXuAp7lW1sP8HECP"',
         '<input type="hidden" name="authenticity_token" value="7SWa-Fo1_hsC6oovfBsJFLGPUl2EhkSWPbJh">',  # Rails
+        # the same flags meaning something else, or a password asked for, not given
+        "mkdir -p /tmp/build && cp -p a b",
+        "ssh -p 22 deploy@host",
+        "psql -h localhost -p 5432 -U postgres app",
+        "docker run -p 8080:80 nginx",
+        "mysql -uroot -p app",
+        "mysql -u root -p && mkdir -p out",
+        "mongosh -u admin -p --authenticationDatabase admin",
+        "mysql -uroot -p$MYSQL_ROOT_PASSWORD app",
+        'mysql -uroot -p"${DB_PASS}" app',
+        "password: PasswordField",  # a type named for what it holds
+        "def connect(password: CorrectHorse, retries: int) -> None:",  # a type in a signature
         # shown already masked: examples of a token's shape
         "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
         '"token4": "xoxp-572370529330-573807301142-572331691188-####################"',
@@ -183,6 +218,41 @@ def test_a_secret_seen_once_is_masked_everywhere_in_the_same_transcript() -> Non
     learned = S.learning(text)
     assert "Tr0ub4dor-and-3" not in learned.mask("later: Tr0ub4dor-and-3 had expired")
     assert S.mask("later: Tr0ub4dor-and-3 had expired") == "later: Tr0ub4dor-and-3 had expired"  # S learns nothing
+
+
+SECRET = 'Tr0ub"4/dor\\&3!é x'  # a quote, a slash, a backslash, a shell symbol, a non-ASCII letter, a space
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        SECRET,
+        json.dumps(SECRET)[1:-1],  # in a JSON string
+        json.dumps(SECRET)[1:-1].replace("/", "\\/"),  # \/ as some encoders write it
+        json.dumps(SECRET, ensure_ascii=False)[1:-1],
+        "".join(c if c.isalnum() else f"\\u{ord(c):04X}" for c in SECRET),  # every symbol as \uXXXX
+        json.dumps(json.dumps(SECRET))[1:-1],  # JSON in a JSON string
+        quote(SECRET, safe=""),  # URL-encoded
+        quote(SECRET, safe="").replace("%2F", "%2f").replace("%5C", "%5c"),  # lower-case hex
+        quote_plus(SECRET),  # a form, + for a space
+        "'" + SECRET.replace("'", "'\\''") + "'",  # shell-quoted
+    ],
+    ids=["raw", "json", "json-slash", "json-utf8", "json-u", "json-twice", "url", "url-lower", "url-plus", "shell"],
+)
+@pytest.mark.parametrize(
+    "learnt_from",
+    [
+        "export DB_PASSWORD='" + SECRET + "'",
+        json.dumps({"content": "export DB_PASSWORD='" + SECRET + "'"}),  # a raw transcript line: escaped
+        "postgres://app:" + quote(SECRET, safe="") + "@db.test/app",  # in a URL: %XX
+    ],
+    ids=["shell", "jsonl", "url"],
+)
+def test_a_learnt_secret_is_masked_in_every_form_it_is_written(learnt_from: str, written: str) -> None:
+    learned = S.learning(learnt_from)
+    masked = learned.mask(f"later: {written} was rotated")
+    assert masked.startswith("later: ") and masked.endswith(" was rotated")
+    assert "Tr0ub" not in masked and "dor" not in masked
 
 
 def test_only_distinctive_secrets_are_masked_beyond_where_they_were_found() -> None:

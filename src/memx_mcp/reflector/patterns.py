@@ -105,6 +105,29 @@ _PREFIXED = "|".join(
     ]
 )
 
+# A password given to a command-line client on the flag that means password for that client: glued to
+# mysql's -p (-pS3cr3t, -p'…', -p"…"; mysql -p alone prompts, -P is the port), after sshpass -p, docker or
+# podman login -p, mongo's -p, redis-cli -a, the ldap tools' -w, smbclient's -U user%password. The same
+# flags mean other things elsewhere (mkdir -p, cp -p, ssh -p 22, psql -p 5432), so the client is named, and
+# the flag must lie in the same command (no |, ;, & or line break between).
+_VALUE = r"""(?P<q>['"]?)((?<=')[^'\n]+|(?<=")(?:[^"\\\n]|\\.)+|(?<!['"])(?![-\\])[^\s'"|;&]+)(?P=q)"""
+_SAME_COMMAND = r"\b[^\n|;&]*?[ \t]"
+_CLIENT_FLAGS = "|".join(
+    [
+        r"(?:mysql(?:dump|admin|import|show|check|pump|binlog|slap)?|mariadb(?:-dump|-admin)?)(?:\.exe)?"
+        + _SAME_COMMAND
+        + r"-p",
+        r"sshpass(?:[ \t]+-[^p\s]\S*)*[ \t]+-p[ \t]*",
+        r"(?:docker|podman|nerdctl|buildah)[ \t]+login" + _SAME_COMMAND + r"-p[ \t]+",
+        r"(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)"
+        + _SAME_COMMAND
+        + r"-p[ \t]+",
+        r"redis-cli" + _SAME_COMMAND + r"-a[ \t]+",
+        r"ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)" + _SAME_COMMAND + r"-w[ \t]+",
+        r"(?:smbclient|rpcclient|smbmap|smbcacls)" + _SAME_COMMAND + r"-U[ \t]*['\"]?[^\s%'\"]+%",
+    ]
+)
+
 BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     pattern(
         "private_key",
@@ -129,6 +152,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         r"(?:(?:bearer|basic|token|api-token|digest|sso-key)\s+)?([^\s\"',;]{8,})",
         1,
     ),
+    pattern("password_flag", r"(?<![\w.-])(?:" + _CLIENT_FLAGS + r")" + _VALUE, 2),
     pattern("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", 1),
     pattern(
         "secret_flag",
