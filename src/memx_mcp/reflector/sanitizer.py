@@ -57,8 +57,8 @@ _TYPE_OR_CONSTANT = re.compile(  # password: String, token: Option<String>, auth
 _ANNOTATION = re.compile(r"([A-Z][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?[ \t]*(?:\||=|,|\)|$)", re.M)  # auth: AuthTypes | None
 _BARE_NAME = re.compile(r"[A-Za-z_]+(?![\w.\-/+=])")
 _LABELLED_PUBLIC = re.compile(  # key: "…", "key" => ["…"], {"key", "…"}, <meta name="key" content="…">
-    r"([\w.-]+)\\?[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\?[\"']?$"
-    r"|name=\\?[\"']([\w.-]+)\\?[\"'][ \t]+(?:content|value)=\\?[\"']$"
+    r"([\w.-]+)\\*[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\*[\"']?$"  # quotes escaped once or more: JSON
+    r"|name=\\*[\"']([\w.-]+)\\*[\"'][ \t]+(?:content|value)=\\*[\"']$"
 )
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
@@ -156,13 +156,17 @@ def _holds_password(key: str) -> bool:
 
 
 def _reads_as_type(key: str, text: str, start: int, annotation: re.Match[str]) -> bool:
-    """Under a password-like key, a name in words is a type only where syntax says so: the annotation goes
-    on (``| None``, ``= None``, ``,`` or ``)`` in a signature), or follows a colon and is named for what it
-    holds (``password: PasswordField``, ``token: AccessToken``); ``password=CorrectHorseBatteryStaple`` is
-    a value."""
+    """Under a password-like key, a name in words is a type or a class only where syntax says so: the
+    annotation goes on (``| None``, ``= None``, ``,`` or ``)`` in a signature), an ``=`` spaced as code
+    spaces it (``token = Keyword``), or a colon before a name of what it holds (``password: PasswordField``,
+    ``token: AccessToken``); ``password=CorrectHorseBatteryStaple`` and ``secret: CorrectHorseBatteryStaple``
+    are values."""
     if annotation.group(0).rstrip().endswith(("|", "=", ",", ")")):
         return True
-    if not text[:start].rstrip().endswith(":"):
+    before = text[max(0, start - 80) : start]
+    if re.search(r"[ \t]=[ \t]*$|=[ \t]+$", before):
+        return True  # token = Keyword, TokenResponse = OAuthToken: code spaces its =; env and URLs do not
+    if not before.rstrip().endswith(":"):
         return False
     named = set(_key_words(annotation.group(1)))
     return bool(named & (set(_key_words(key)) | _TYPE_WORDS))
@@ -317,8 +321,10 @@ def _high_entropy_is_secret(match: re.Match[str], value: str) -> bool:
 
 
 def _json_strings(text: str) -> list[str]:
-    """The strings of each line of ``text`` that is JSON and holds an escape: there a secret is written
-    escaped (``\\"``, ``\\u0021``), and learnt only as it reads once decoded."""
+    """The strings of each JSON line of ``text`` that JSON writes escaped (a quote, a backslash, a line
+    break, a non-ASCII letter): a secret in them is learnt as it reads once decoded. Each follows its key
+    (``requestId: req_…``), so that what the key says of it is still known; strings without an escape are
+    read where they are, in the line itself."""
     import json
 
     out: list[str] = []
@@ -326,17 +332,17 @@ def _json_strings(text: str) -> list[str]:
         if "\\" not in line or not line.lstrip().startswith(("{", "[")):
             continue
         try:
-            stack = [json.loads(line)]
+            stack: list[tuple[str, object]] = [("", json.loads(line))]
         except ValueError:
             continue
         while stack:
-            item = stack.pop()
-            if isinstance(item, str):
-                out.append(item)
+            key, item = stack.pop()
+            if isinstance(item, str) and json.dumps(item)[1:-1] != item:
+                out.append(f"{key}: {item}" if key else item)
             elif isinstance(item, dict):
-                stack += [*item.keys(), *item.values()]
+                stack += [(str(k), v) for k, v in item.items()]
             elif isinstance(item, list):
-                stack += item
+                stack += [("", v) for v in item]
     return out
 
 
