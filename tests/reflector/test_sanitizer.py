@@ -198,6 +198,8 @@ def test_a_private_key_block_is_masked_whole() -> None:
         "mysql -uroot -p$MYSQL_ROOT_PASSWORD app",
         'mysql -uroot -p"${DB_PASS}" app',
         "password: PasswordField",  # a type named for what it holds
+        "            token = Keyword",  # a class named in words, assigned as code spaces it
+        "TokenSuccessResponse = OAuthToken",
         "def connect(password: CorrectHorse, retries: int) -> None:",  # a type in a signature
         # shown already masked: examples of a token's shape
         "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
@@ -253,6 +255,20 @@ def test_a_learnt_secret_is_masked_in_every_form_it_is_written(learnt_from: str,
     masked = learned.mask(f"later: {written} was rotated")
     assert masked.startswith("later: ") and masked.endswith(" was rotated")
     assert "Tr0ub" not in masked and "dor" not in masked
+
+
+def test_a_raw_transcript_line_keeps_its_ids_and_labelled_tokens() -> None:
+    # learning from the decoded strings of a JSON line took each alone: an id without its key looked random
+    line = json.dumps(
+        {
+            "requestId": "req_011CY2vXjEarsCbh9bG1N7Yz",
+            "message": {"id": "msg_01EEiRWuVvwAmenNJXZcerPY", "content": 'He said "done"\non two lines'},
+            "toolUseResult": json.dumps(
+                {"stdout": '<meta name="csrf-token" content="T1t_QhofQ146FB88XDZKACBpPRErcn10-0R8Q">'}
+            ),
+        }
+    )
+    assert S.learning(line).mask(line) == line
 
 
 def test_only_distinctive_secrets_are_masked_beyond_where_they_were_found() -> None:
