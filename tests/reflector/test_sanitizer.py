@@ -271,6 +271,16 @@ def test_a_raw_transcript_line_keeps_its_ids_and_labelled_tokens() -> None:
     assert S.learning(line).mask(line) == line
 
 
+def test_in_a_raw_json_line_a_value_ends_at_an_escaped_line_break_or_quote() -> None:
+    assert S.mask(r'"export DB_PASSWORD=Tr0ub4dor3\nnext line"') == (
+        r'"export DB_PASSWORD=[REDACTED:secret_assignment]\nnext line"'
+    )
+    assert S.mask(r'"secret_key_base: ...\n\n  code: live(conn)"') == r'"secret_key_base: ...\n\n  code: live(conn)"'
+    assert (
+        S.mask(r'"dev.exs:16:  secret_key_base:"}]},"uuid":"21"') == r'"dev.exs:16:  secret_key_base:"}]},"uuid":"21"'
+    )
+
+
 def test_only_distinctive_secrets_are_masked_beyond_where_they_were_found() -> None:
     text = "POSTGRES_PASSWORD=postgres\nrun psql -U postgres -h localhost"  # a word: masked where assigned
     assert (

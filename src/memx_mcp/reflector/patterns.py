@@ -23,6 +23,9 @@ _E = r"(?![\w+/=-])"  # end of a token
 # Where a key name may begin: the first word character of a run of [\w.-], as \b found it, but tried once
 # per run, not at each character (a 100,000-character run was read again from every one of its positions).
 # What follows the secret word is capped ({0,80}) for the same reason.
+# An unquoted value ends at white space, a quote, or a JSON escape of one (\n, \t, \"): in a raw
+# transcript line, secret_key_base: ...\n\n is an elided value followed by line breaks.
+_BARE = r"(?:[^\s\"'\\]|\\(?![nrt\"])){3,}[^\s\"',;)\\]"
 _RUN_START = r"(?<![\w.\-])[.\-]*+\b"
 _SECRET_WORD = (
     r"(?:password|passwd|pwd|pw|pass|passphrase|secrete?|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|"
@@ -163,7 +166,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         "secret_assignment",
         r"(?i)" + _RUN_START + r"(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]{0,80})[\"']?(?:\[\d*\])?[ \t]*"
         r"(?:" + _OPERATOR + r"|\()[ \t]*@?"
-        r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|([^\s\"']{3,}[^\s\"',;)]))",
+        r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|(" + _BARE + r"))",
         0,
     ),
     pattern(

@@ -276,6 +276,8 @@ def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
             return False  # get("/x/:token", ReviewController), Literal["failed_auth", "failed_content"]
     if _names_itself(match.group("key"), value):
         return False
+    if len(value) < 8 and not re.search(r"[^\W_]", value):
+        return False  # secret_key_base:"}]}, in a raw JSON line: the string ended, what follows is JSON
     return _assignment_is_secret(match.group("key"), value)
 
 
