@@ -324,3 +324,23 @@ def test_remember_strips_an_osc52_sequence_on_the_way_in(tmp_path: Path) -> None
     assert done.returncode == 0 and "\x1b" not in done.stdout
     exported = memx(home, "export").stdout
     assert "\x1b" not in exported and "\\u001b" not in exported and "\x07" not in exported
+
+
+def test_sanitize_masks_a_secret_learned_anywhere_in_the_input_on_every_line(tmp_path: Path) -> None:
+    transcript = (
+        json.dumps({"message": {"content": 'run mysql -uroot -p"Tr0ub4dor&3/x" app'}})
+        + "\nit worked with Tr0ub4dor&3/x\n"
+        + json.dumps({"url": "https://search.test/?q=Tr0ub4dor%263%2Fx"})
+        + "\n"
+    )
+    d = tmp_path / "home"
+    done = subprocess.run(
+        [*script("memx"), "--home", str(d), "sanitize"],
+        input=transcript,
+        capture_output=True,
+        text=True,
+        env=env_for(d),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Tr0ub4dor" not in done.stdout and done.stdout.count("[REDACTED:password_flag]") == 3
+    assert [json.loads(done.stdout.splitlines()[i]) for i in (0, 2)]  # still JSON lines

@@ -224,13 +224,13 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
 def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
     from .reflector.sanitizer import PrivacySanitizer
 
-    sanitizer = PrivacySanitizer(settings.user_patterns)
+    # the whole input first: a secret found on one line is masked on every line, in every form it takes
+    text = sys.stdin.read()
+    masked, counts = PrivacySanitizer(settings.user_patterns).learning(text).sanitize(text)
     if args.json:
-        text, counts = sanitizer.sanitize(sys.stdin.read())
-        sys.stdout.write(json.dumps({"text": text, "masked": counts}, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({"text": masked, "masked": counts}, ensure_ascii=False) + "\n")
         return 0
-    for line in sys.stdin:
-        sys.stdout.write(sanitizer.mask(line))
+    sys.stdout.write(masked)
     return 0
 
 

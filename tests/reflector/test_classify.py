@@ -40,3 +40,12 @@ def test_metadata_finds_tools_entities_and_hashtags() -> None:
     assert "redis" in m.tools and "pytest-xdist" in m.tools
     assert "ModuleNotFoundError" in m.entities and "MAX_POOL_SIZE" in m.entities
     assert m.tags == ("perf",)
+
+
+@pytest.mark.parametrize("token", ["a_" * 50_000, "aB1_" * 25_000, "a" * 100_000])
+def test_a_100k_character_token_is_classified_in_one_pass(token: str) -> None:
+    # \w+Error, \w+\(\) and the path pattern were tried from each of its positions: 150 s before
+    text = f"see {token} here"
+    assert classify(text) == classify("see it here")
+    assert instructivity(text, 0.5).reasons == ("confidence 0.50",)  # no code, no path: one word
+    assert extract_metadata(text).tools == ()

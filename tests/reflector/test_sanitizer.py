@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from urllib.parse import quote, quote_plus
+
 import pytest
 
 from memx_mcp.reflector.sanitizer import PrivacySanitizer
@@ -52,6 +55,26 @@ S = PrivacySanitizer()
         ("environment: {POSTGRES_PASSWORD: hunter}", "secret_assignment", "hunter"),  # a YAML flow mapping
         ('{"SPOTTER_REVIEW_TOKEN", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
         ('headers: [{"x-api-key", "9fQ2xL7vBn4KpZ8wR3tY6uJ1mC5"}]', "secret_assignment", "9fQ2xL7vBn4KpZ8wR3t"),
+        # a pass phrase in words under a password-like key is still a password
+        ("password=CorrectHorseBatteryStaple", "secret_assignment", "CorrectHorseBatteryStaple"),
+        ("export DB_PASSWORD=CorrectHorseBattery", "secret_assignment", "CorrectHorseBattery"),
+        ("secret: CorrectHorseBatteryStaple", "secret_assignment", "CorrectHorseBatteryStaple"),
+        ("PGPASSWORD=CorrectHorseBattery psql -h db -U app", "secret_assignment", "CorrectHorseBattery"),
+        # a password on the flag that means password for that client
+        ("mysql -uroot -pS3cr3t! mydb", "password_flag", "S3cr3t!"),
+        ("mysql -u root -p'S3cr3t!' mydb", "password_flag", "S3cr3t!"),
+        ('mysqldump -u root -p"S3cr3t pass" db > db.sql', "password_flag", "S3cr3t pass"),
+        ("docker exec -it db mysql -uroot -phunter2 -e 'show databases'", "password_flag", "hunter2"),
+        ("mariadb -h db -P 3306 -uroot -pRootPass123", "password_flag", "RootPass123"),
+        ("sshpass -p 'S3cr3t!' ssh root@203.0.113.9", "password_flag", "S3cr3t!"),
+        ("sshpass -p hunter2 scp a.txt me@host:", "password_flag", "hunter2"),
+        ("docker login -u me -p dckrpat42 registry.example", "password_flag", "dckrpat42"),
+        ("mongosh -u admin -p Mongo2pass --authenticationDatabase admin", "password_flag", "Mongo2pass"),
+        ("redis-cli -h cache -a hunter2 ping", "password_flag", "hunter2"),
+        ("ldapsearch -x -D cn=admin -w hunter2", "password_flag", "hunter2"),
+        ("smbclient //fs/share -U alice%hunter2", "password_flag", "hunter2"),
+        ("mysql --password=hunter2 app", "secret_flag", "hunter2"),
+        ("wget --password hunter2 https://x.test/f", "secret_flag", "hunter2"),
         (
             "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             "jwt",
@@ -164,6 +187,20 @@ def test_a_private_key_block_is_masked_whole() -> None:
         '<meta name="csrf-token" content="T1t_QhofQ146FB88XDZKACBpPRErcn10-0R8QmwkblZS5dyOD6hCECNC"/>',
         '"signature":"EsMCCkYICxgCKkDuNR00D0SPshrOAOM1rE2RNrkHn0aXuAp7lW1sP8HECP"',
         '<input type="hidden" name="authenticity_token" value="7SWa-Fo1_hsC6oovfBsJFLGPUl2EhkSWPbJh">',  # Rails
+        # the same flags meaning something else, or a password asked for, not given
+        "mkdir -p /tmp/build && cp -p a b",
+        "ssh -p 22 deploy@host",
+        "psql -h localhost -p 5432 -U postgres app",
+        "docker run -p 8080:80 nginx",
+        "mysql -uroot -p app",
+        "mysql -u root -p && mkdir -p out",
+        "mongosh -u admin -p --authenticationDatabase admin",
+        "mysql -uroot -p$MYSQL_ROOT_PASSWORD app",
+        'mysql -uroot -p"${DB_PASS}" app',
+        "password: PasswordField",  # a type named for what it holds
+        "            token = Keyword",  # a class named in words, assigned as code spaces it
+        "TokenSuccessResponse = OAuthToken",
+        "def connect(password: CorrectHorse, retries: int) -> None:",  # a type in a signature
         # shown already masked: examples of a token's shape
         "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
         '"token4": "xoxp-572370529330-573807301142-572331691188-####################"',
@@ -183,6 +220,65 @@ def test_a_secret_seen_once_is_masked_everywhere_in_the_same_transcript() -> Non
     learned = S.learning(text)
     assert "Tr0ub4dor-and-3" not in learned.mask("later: Tr0ub4dor-and-3 had expired")
     assert S.mask("later: Tr0ub4dor-and-3 had expired") == "later: Tr0ub4dor-and-3 had expired"  # S learns nothing
+
+
+SECRET = 'Tr0ub"4/dor\\&3!é x'  # a quote, a slash, a backslash, a shell symbol, a non-ASCII letter, a space
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        SECRET,
+        json.dumps(SECRET)[1:-1],  # in a JSON string
+        json.dumps(SECRET)[1:-1].replace("/", "\\/"),  # \/ as some encoders write it
+        json.dumps(SECRET, ensure_ascii=False)[1:-1],
+        "".join(c if c.isalnum() else f"\\u{ord(c):04X}" for c in SECRET),  # every symbol as \uXXXX
+        json.dumps(json.dumps(SECRET))[1:-1],  # JSON in a JSON string
+        quote(SECRET, safe=""),  # URL-encoded
+        quote(SECRET, safe="").replace("%2F", "%2f").replace("%5C", "%5c"),  # lower-case hex
+        quote_plus(SECRET),  # a form, + for a space
+        "'" + SECRET.replace("'", "'\\''") + "'",  # shell-quoted
+    ],
+    ids=["raw", "json", "json-slash", "json-utf8", "json-u", "json-twice", "url", "url-lower", "url-plus", "shell"],
+)
+@pytest.mark.parametrize(
+    "learnt_from",
+    [
+        "export DB_PASSWORD='" + SECRET + "'",
+        json.dumps({"content": "export DB_PASSWORD='" + SECRET + "'"}),  # a raw transcript line: escaped
+        "postgres://app:" + quote(SECRET, safe="") + "@db.test/app",  # in a URL: %XX
+    ],
+    ids=["shell", "jsonl", "url"],
+)
+def test_a_learnt_secret_is_masked_in_every_form_it_is_written(learnt_from: str, written: str) -> None:
+    learned = S.learning(learnt_from)
+    masked = learned.mask(f"later: {written} was rotated")
+    assert masked.startswith("later: ") and masked.endswith(" was rotated")
+    assert "Tr0ub" not in masked and "dor" not in masked
+
+
+def test_a_raw_transcript_line_keeps_its_ids_and_labelled_tokens() -> None:
+    # learning from the decoded strings of a JSON line took each alone: an id without its key looked random
+    line = json.dumps(
+        {
+            "requestId": "req_011CY2vXjEarsCbh9bG1N7Yz",
+            "message": {"id": "msg_01EEiRWuVvwAmenNJXZcerPY", "content": 'He said "done"\non two lines'},
+            "toolUseResult": json.dumps(
+                {"stdout": '<meta name="csrf-token" content="T1t_QhofQ146FB88XDZKACBpPRErcn10-0R8Q">'}
+            ),
+        }
+    )
+    assert S.learning(line).mask(line) == line
+
+
+def test_in_a_raw_json_line_a_value_ends_at_an_escaped_line_break_or_quote() -> None:
+    assert S.mask(r'"export DB_PASSWORD=Tr0ub4dor3\nnext line"') == (
+        r'"export DB_PASSWORD=[REDACTED:secret_assignment]\nnext line"'
+    )
+    assert S.mask(r'"secret_key_base: ...\n\n  code: live(conn)"') == r'"secret_key_base: ...\n\n  code: live(conn)"'
+    assert (
+        S.mask(r'"dev.exs:16:  secret_key_base:"}]},"uuid":"21"') == r'"dev.exs:16:  secret_key_base:"}]},"uuid":"21"'
+    )
 
 
 def test_only_distinctive_secrets_are_masked_beyond_where_they_were_found() -> None:
@@ -243,3 +339,16 @@ def test_secrets_named_in_chinese_or_japanese_are_masked(text: str, secret: str)
 )
 def test_chinese_and_japanese_sentences_about_secrets_hold_none(text: str) -> None:
     assert S.mask(text) == text
+
+
+# Each of these shapes, 100,000 characters long, made a pattern read the rest of the token from each of its
+# positions (minutes per text before): a run of word characters and dots or hyphens (key names), a
+# secret word repeated (what follows a key name), a scheme-like run (URL credentials), an e-mail-like run,
+# and a capitalised word of 100,000 letters (the WordPiece judgement of a type name).
+LONG_TOKENS = ["a." * 50_000, "-key" * 25_000, "a-b." * 25_000, "a+" * 50_000, "token: A" + "a" * 100_000]
+
+
+@pytest.mark.parametrize("text", LONG_TOKENS, ids=["dotted", "keys", "scheme", "email", "word"])
+def test_a_100k_character_token_is_sanitized_in_one_pass(text: str) -> None:
+    learned = S.learning(text)
+    assert learned.mask(text) == text

@@ -20,6 +20,13 @@ def pattern(name: str, regex: str, group: int = 0) -> Pattern:
 
 _B = r"(?<![\w+/-])"  # start of a token
 _E = r"(?![\w+/=-])"  # end of a token
+# Where a key name may begin: the first word character of a run of [\w.-], as \b found it, but tried once
+# per run, not at each character (a 100,000-character run was read again from every one of its positions).
+# What follows the secret word is capped ({0,80}) for the same reason.
+# An unquoted value ends at white space, a quote, or a JSON escape of one (\n, \t, \"): in a raw
+# transcript line, secret_key_base: ...\n\n is an elided value followed by line breaks.
+_BARE = r"(?:[^\s\"'\\]|\\(?![nrt\"])){3,}[^\s\"',;)\\]"
+_RUN_START = r"(?<![\w.\-])[.\-]*+\b"
 _SECRET_WORD = (
     r"(?:password|passwd|pwd|pw|pass|passphrase|secrete?|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|"
     r"private[_-]?key|client[_-]?secret|credentials?|auth|key|login|access[_.-]?id)"
@@ -101,6 +108,29 @@ _PREFIXED = "|".join(
     ]
 )
 
+# A password given to a command-line client on the flag that means password for that client: glued to
+# mysql's -p (-pS3cr3t, -p'…', -p"…"; mysql -p alone prompts, -P is the port), after sshpass -p, docker or
+# podman login -p, mongo's -p, redis-cli -a, the ldap tools' -w, smbclient's -U user%password. The same
+# flags mean other things elsewhere (mkdir -p, cp -p, ssh -p 22, psql -p 5432), so the client is named, and
+# the flag must lie in the same command (no |, ;, & or line break between).
+_VALUE = r"""(?P<q>['"]?)((?<=')[^'\n]+|(?<=")(?:[^"\\\n]|\\.)+|(?<!['"])(?![-\\])[^\s'"|;&]+)(?P=q)"""
+_SAME_COMMAND = r"\b[^\n|;&]*?[ \t]"
+_CLIENT_FLAGS = "|".join(
+    [
+        r"(?:mysql(?:dump|admin|import|show|check|pump|binlog|slap)?|mariadb(?:-dump|-admin)?)(?:\.exe)?"
+        + _SAME_COMMAND
+        + r"-p",
+        r"sshpass(?:[ \t]+-[^p\s]\S*)*[ \t]+-p[ \t]*",
+        r"(?:docker|podman|nerdctl|buildah)[ \t]+login" + _SAME_COMMAND + r"-p[ \t]+",
+        r"(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)"
+        + _SAME_COMMAND
+        + r"-p[ \t]+",
+        r"redis-cli" + _SAME_COMMAND + r"-a[ \t]+",
+        r"ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)" + _SAME_COMMAND + r"-w[ \t]+",
+        r"(?:smbclient|rpcclient|smbmap|smbcacls)" + _SAME_COMMAND + r"-U[ \t]*['\"]?[^\s%'\"]+%",
+    ]
+)
+
 BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     pattern(
         "private_key",
@@ -111,7 +141,7 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     pattern("api_token", _B + r"(?:" + _PREFIXED + r")" + _E),
     pattern("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]+"),
     pattern("api_token", r"api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{64})\b", 1),
-    pattern("url_credentials", r"(?i)\b[a-z][a-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s@/\"'`]+)@", 1),
+    pattern("url_credentials", r"(?i)\b[a-z][a-z0-9+.\-]{0,40}://([^\s:/@\"'`]+:[^\s@/\"'`]+)@", 1),
     pattern(
         "basic_auth",
         r"(?:\s-u|--user)[ \t=]+(\"[^\"\n]*:[^\"\n]*\"|'[^'\n]*:[^'\n]*'|(?:\"[^\"]*\"|'[^']*'|[^\s:\"']*):"
@@ -125,21 +155,23 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         r"(?:(?:bearer|basic|token|api-token|digest|sso-key)\s+)?([^\s\"',;]{8,})",
         1,
     ),
+    pattern("password_flag", r"(?<![\w.-])(?:" + _CLIENT_FLAGS + r")" + _VALUE, 2),
     pattern("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", 1),
     pattern(
         "secret_flag",
-        r"(?i)(?:^|\s)-{1,2}[\w-]*" + _SECRET_WORD + r"[\w-]*(?:[= ]|\s+)[\"']?([^\s\"'-][^\s\"']{5,})",
+        r"(?i)(?:^|\s)-{1,2}[\w-]*" + _SECRET_WORD + r"[\w-]{0,80}(?:[= ]|\s+)[\"']?([^\s\"'-][^\s\"']{5,})",
         1,
     ),
     pattern(
         "secret_assignment",
-        r"(?i)\b(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]*)[\"']?(?:\[\d*\])?[ \t]*(?:" + _OPERATOR + r"|\()[ \t]*@?"
-        r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|([^\s\"']{3,}[^\s\"',;)]))",
+        r"(?i)" + _RUN_START + r"(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]{0,80})[\"']?(?:\[\d*\])?[ \t]*"
+        r"(?:" + _OPERATOR + r"|\()[ \t]*@?"
+        r"(?:\"([^\"\n]{4,200})\"|'([^'\n]{4,200})'|`([^`\n]{4,200})`|(" + _BARE + r"))",
         0,
     ),
     pattern(
         "secret_assignment",
-        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*(?P<key>[\w.]*" + _SECRET_WORD + r"\w*)\b",
+        r"(?i)[\"']([^\"'\n]{6,200})[\"'][ \t]*(?:!==?|===?)[ \t]*(?P<key>[\w.]*" + _SECRET_WORD + r"\w{0,80})\b",
         1,
     ),
     pattern(  # config syntax without an operator: password "…" (nginx, redis.conf, many DSLs)
@@ -174,7 +206,10 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         "ip_address",
         r"(?<![\w.-])(?!(?:10|127|0)\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)" + IPV4 + r"(?![\w.]|\.\d)",
     ),
-    pattern("email", r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
+    pattern(  # from the start of the run only, as for key names
+        "email",
+        r"(?<![A-Za-z0-9._%+\-])[._%+\-]*+\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b",
+    ),
     pattern("card_number", r"(?<![\w.\-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\w\-])"),
     pattern("phone", r"(?<![\w.])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}(?![\w.])"),
     pattern("phone", r"(?<![\w.\-])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.\-])"),

@@ -6,6 +6,7 @@ identifiers and code that reads a secret are left alone; so are obvious placehol
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Iterable
@@ -56,8 +57,8 @@ _TYPE_OR_CONSTANT = re.compile(  # password: String, token: Option<String>, auth
 _ANNOTATION = re.compile(r"([A-Z][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?[ \t]*(?:\||=|,|\)|$)", re.M)  # auth: AuthTypes | None
 _BARE_NAME = re.compile(r"[A-Za-z_]+(?![\w.\-/+=])")
 _LABELLED_PUBLIC = re.compile(  # key: "…", "key" => ["…"], {"key", "…"}, <meta name="key" content="…">
-    r"([\w.-]+)\\?[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\?[\"']?$"
-    r"|name=\\?[\"']([\w.-]+)\\?[\"'][ \t]+(?:content|value)=\\?[\"']$"
+    r"([\w.-]+)\\*[\"']?[ \t]*(?:=>|[:=,])[ \t]*\[?[ \t]*\\*[\"']?$"  # quotes escaped once or more: JSON
+    r"|name=\\*[\"']([\w.-]+)\\*[\"'][ \t]+(?:content|value)=\\*[\"']$"
 )
 _LOCKFILE_HASH = re.compile(r"(?:h1:|sha\d{1,3}[-:]|sum:|integrity[\"']?:\s*[\"']?)$")
 _IDENTIFIER = re.compile(r"^(?:[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_-]+|[\w.-]+\.[a-z]{2,4})$")
@@ -130,7 +131,8 @@ def _is_code(key: str, text: str, start: int) -> bool:
     if _CALL_OR_INDEX.match(text, start) or _TYPE_OR_CONSTANT.match(text, start) or _OPERATOR_AFTER.match(text, start):
         return True
     annotation = _ANNOTATION.match(text, start)
-    if annotation and made_of_words(annotation.group(1)) and not re.search(r"\d", annotation.group(1)):
+    typed = annotation is not None and made_of_words(annotation.group(1)) and not re.search(r"\d", annotation.group(1))
+    if typed and (not _holds_password(key) or _reads_as_type(key, text, start, annotation)):  # type: ignore[arg-type]
         return True  # token: EventLoopToken | None = None: a type named in words
     name = _BARE_NAME.match(text, start)
     if name is None:
@@ -142,6 +144,32 @@ def _is_code(key: str, text: str, start: int) -> bool:
         return False
     named, keyed = _key_words(name.group(0)), _key_words(key)
     return bool(named) and bool(keyed) and named[-1] == keyed[-1]  # not PG_PASSWORD: postgres
+
+
+_TYPE_WORDS = frozenset("str string bytes field type value input param params schema model data info secret".split())
+
+
+def _holds_password(key: str) -> bool:
+    """A key whose value is a password or a token whatever it looks like (``password``, ``DB_PASSWORD``,
+    ``api_token``): a value written in words under it is a pass phrase (CorrectHorseBatteryStaple)."""
+    return any(w in _STRONG_WORDS or w.endswith(_STRONG_SUFFIXES) for w in _key_words(key))
+
+
+def _reads_as_type(key: str, text: str, start: int, annotation: re.Match[str]) -> bool:
+    """Under a password-like key, a name in words is a type or a class only where syntax says so: the
+    annotation goes on (``| None``, ``= None``, ``,`` or ``)`` in a signature), an ``=`` spaced as code
+    spaces it (``token = Keyword``), or a colon before a name of what it holds (``password: PasswordField``,
+    ``token: AccessToken``); ``password=CorrectHorseBatteryStaple`` and ``secret: CorrectHorseBatteryStaple``
+    are values."""
+    if annotation.group(0).rstrip().endswith(("|", "=", ",", ")")):
+        return True
+    before = text[max(0, start - 80) : start]
+    if re.search(r"[ \t]=[ \t]*$|=[ \t]+$", before):
+        return True  # token = Keyword, TokenResponse = OAuthToken: code spaces its =; env and URLs do not
+    if not before.rstrip().endswith(":"):
+        return False
+    named = set(_key_words(annotation.group(1)))
+    return bool(named & (set(_key_words(key)) | _TYPE_WORDS))
 
 
 def _password_like(value: str) -> bool:
@@ -248,6 +276,8 @@ def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
             return False  # get("/x/:token", ReviewController), Literal["failed_auth", "failed_content"]
     if _names_itself(match.group("key"), value):
         return False
+    if len(value) < 8 and not re.search(r"[^\W_]", value):
+        return False  # secret_key_base:"}]}, in a raw JSON line: the string ended, what follows is JSON
     return _assignment_is_secret(match.group("key"), value)
 
 
@@ -292,6 +322,81 @@ def _high_entropy_is_secret(match: re.Match[str], value: str) -> bool:
     return not in_url and not hashed and random_looking(value)
 
 
+def _json_strings(text: str) -> list[str]:
+    """The strings of each JSON line of ``text`` that JSON writes escaped (a quote, a backslash, a line
+    break, a non-ASCII letter): a secret in them is learnt as it reads once decoded. Each follows its key
+    (``requestId: req_…``), so that what the key says of it is still known; strings without an escape are
+    read where they are, in the line itself."""
+    import json
+
+    out: list[str] = []
+    for line in text.splitlines():
+        if "\\" not in line or not line.lstrip().startswith(("{", "[")):
+            continue
+        try:
+            stack: list[tuple[str, object]] = [("", json.loads(line))]
+        except ValueError:
+            continue
+        while stack:
+            key, item = stack.pop()
+            if isinstance(item, str) and json.dumps(item)[1:-1] != item:
+                out.append(f"{key}: {item}" if key else item)
+            elif isinstance(item, dict):
+                stack += [(str(k), v) for k, v in item.items()]
+            elif isinstance(item, list):
+                stack += [("", v) for v in item]
+    return out
+
+
+def _decoded(value: str) -> set[str]:
+    """The value as found and as it reads once decoded: one found inside a JSON string keeps its escapes
+    (``S3cr\\"t``), one in a URL its %XX, and the other occurrences may be written plainly."""
+    import json  # here, not at import: only learning pays for it
+    from urllib.parse import unquote
+
+    out = {value}
+    for _ in range(2):  # JSON inside a JSON string is escaped twice
+        for found in list(out):
+            if "\\" in found:
+                with contextlib.suppress(ValueError):  # not a JSON escape (a Windows path, a regex)
+                    out.add(json.loads(f'"{found}"'))
+            if re.search(r"%[0-9A-Fa-f]{2}", found):
+                out.add(unquote(found))
+    return out
+
+
+def _char_forms(char: str) -> list[str]:
+    """How text may carry one character of a learned secret: as itself; JSON-escaped (``\\"``, ``\\/``,
+    ``\\n``, ``\\u0021``), and escaped twice (JSON in a JSON string); URL-encoded (%21, + for a space); in
+    a single-quoted shell string (``'\\''``). Hex digits are matched in either case."""
+    import json
+
+    single = {char, json.dumps(char)[1:-1], json.dumps(char, ensure_ascii=False)[1:-1]}
+    if char == "/":
+        single.add("\\/")
+    if ord(char) <= 0xFFFF:
+        single.add(f"\\u{ord(char):04x}")
+    forms = single | {json.dumps(form)[1:-1] for form in single}
+    forms.add("".join(f"%{byte:02x}" for byte in char.encode()))
+    if char == " ":
+        forms.add("+")
+    if char == "'":
+        forms |= {"'\\''", "'\"'\"'"}
+    escaped = sorted((re.escape(form) for form in forms), key=len, reverse=True)
+    return [re.sub(r"(?<=\\u)[0-9a-f]{4}|(?<=%)[0-9a-f]{2}", _either_case, form) for form in escaped]
+
+
+def _either_case(hexdigits: re.Match[str]) -> str:
+    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in hexdigits.group(0))
+
+
+def _every_form(literal: str) -> re.Pattern[str]:
+    """One regex for every way ``literal`` may be written (``_char_forms`` for each character that is not a
+    letter or digit; letters and digits stand for themselves, so the regex starts with a literal prefix)."""
+    parts = [re.escape(c) if c.isascii() and c.isalnum() else "(?:" + "|".join(_char_forms(c)) + ")" for c in literal]
+    return re.compile("".join(parts))
+
+
 class PrivacySanitizer:
     """Masks every match of the built-in patterns and the user's own (``name``, regex) patterns, and every
     other occurrence of a secret it has learned (a password seen once in a URL is masked in prose too)."""
@@ -301,12 +406,17 @@ class PrivacySanitizer:
         user = tuple(pattern(name, rx) for name, rx in self._extra)
         self.patterns: tuple[Pattern, ...] = user + BUILTIN_PATTERNS
         self.known: dict[str, str] = dict(known or {})  # secret literal → kind
+        self._known_forms = [
+            (_every_form(literal), kind) for literal, kind in sorted(self.known.items(), key=lambda lk: -len(lk[0]))
+        ]
 
     def learning(self, text: str) -> PrivacySanitizer:
         """A sanitizer that also masks, anywhere, each secret found somewhere in ``text`` (a whole
         transcript): the copy lives as long as one reflection and is never stored."""
         found: dict[str, str] = dict(self.known)
         self.sanitize(text, found)
+        for decoded in _json_strings(text):  # JSON lines (a raw transcript): their strings as they read
+            self.sanitize(decoded, found)
         return PrivacySanitizer(self._extra, found)
 
     def sanitize(self, text: str, learn: dict[str, str] | None = None) -> tuple[str, dict[str, int]]:
@@ -314,10 +424,10 @@ class PrivacySanitizer:
         counts: dict[str, int] = {}
         for found in self.patterns:
             text = found.regex.sub(lambda m, p=found: self._mask(m, p, counts, learn), text)  # type: ignore[misc]
-        for literal in sorted(self.known, key=len, reverse=True):
-            if literal in text:  # inside a longer token too: Tr0ub4dor-and-3x would show most of it
-                counts[self.known[literal]] = counts.get(self.known[literal], 0) + text.count(literal)
-                text = text.replace(literal, f"[REDACTED:{self.known[literal]}]")
+        for forms, kind in self._known_forms:  # inside a longer token too: Tr0ub4dor-and-3x would show most of it
+            text, n = forms.subn(f"[REDACTED:{kind}]", text)
+            if n:
+                counts[kind] = counts.get(kind, 0) + n
         return text, counts
 
     def mask(self, text: str) -> str:
@@ -334,8 +444,9 @@ class PrivacySanitizer:
         counts[found.name] = counts.get(found.name, 0) + 1
         if learn is not None and found.name not in ("home_user", "ip_address"):
             for literal in {value, *value.strip("\"'").split(":")}:
-                if _distinctive(literal):
-                    learn[literal] = found.name
+                for form in _decoded(literal):
+                    if _distinctive(form):
+                        learn[form] = found.name
         placeholder = f"[REDACTED:{found.name}]"
         if group == 0:
             return placeholder

@@ -66,7 +66,7 @@ CAMEL_PARTS = re.compile(  # the words of an identifier: BetaCode20250825Param â
 
 
 @functools.cache
-def _wordpieces() -> tuple[frozenset[str], frozenset[str]]:
+def _wordpieces() -> tuple[frozenset[str], frozenset[str], int]:
     """English words and word endings: the WordPiece vocabulary of the embedding model memx ships
     (all-MiniLM-L6-v2, Apache-2.0), read once from its tokenizer file."""
     import json  # here, not at import: start-up pays for importlib.resources only when a value needs it
@@ -76,16 +76,18 @@ def _wordpieces() -> tuple[frozenset[str], frozenset[str]]:
     vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
     words = frozenset(w for w in vocab if w.isascii() and w.isalpha())
     endings = frozenset(w[2:] for w in vocab if w.startswith("##") and w[2:].isascii() and w[2:].isalpha())
-    return words, endings
+    return words, endings, max(map(len, words | endings))
 
 
 def _pieces(word: str) -> int:
-    """How many WordPiece pieces spell ``word`` (longest match first); a large number if none do."""
-    words, endings = _wordpieces()
+    """How many WordPiece pieces spell ``word`` (longest match first); a large number if none do. No piece
+    is longer than the longest in the vocabulary, so none is looked for (a 100,000-letter word was sliced
+    100,000 ways from each position)."""
+    words, endings, longest = _wordpieces()
     word, count, i = word.lower(), 0, 0
     while i < len(word):
         known = words if count == 0 else endings
-        end = next((j for j in range(len(word), i, -1) if word[i:j] in known), 0)
+        end = next((j for j in range(min(len(word), i + longest), i, -1) if word[i:j] in known), 0)
         if not end:
             return len(word) + 1
         count, i = count + 1, end
