@@ -32,10 +32,10 @@ SESSIONS = sorted(p for p in (DATA / "transcripts").glob("*-*-*-*-*.jsonl"))
 
 
 def rules_mode() -> None:
-    labels = {
-        (r["session"], r["step"], r["rule"]): r["label"]
-        for r in map(json.loads, (DATA / "reflector_labels.jsonl").open())
-    }
+    rows = list(map(json.loads, (DATA / "reflector_labels.jsonl").open()))
+    labels = {(r["session"], r["step"], r["rule"]): r["label"] for r in rows}
+    # a candidate whose rule changed (ErrorFix seen to be a RetrySuccess) is still the same event
+    by_step = {(r["session"], r["step"]): r["label"] for r in rows}
     sanitizer = PrivacySanitizer()
     scores: list[float] = []
     judged: list[int] = []
@@ -58,6 +58,8 @@ def rules_mode() -> None:
             key = (path.name[:8], b.step, b.rule)
             if key in labels:
                 judged.append(labels[key])
+            elif key[:2] in by_step:
+                judged.append(by_step[key[:2]])
             else:
                 unlabelled.append(key)
     bins = Counter(int(s // 10) * 10 for s in scores)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from .commands import is_question, shorten
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
 
@@ -55,10 +56,15 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if s.strip()]
 
 
+def _statements(text: str) -> list[str]:
+    """The sentences that state something: a question ("is it fixed?", "搞定了吗") states nothing."""
+    return [s for s in _sentences(text) if not is_question(s)]
+
+
 def _first(pattern: re.Pattern[str], text: str) -> str:
-    for s in _sentences(text):
+    for s in _statements(text):
         if pattern.search(s):
-            return s[:300]
+            return shorten(s, 300)
     return ""
 
 
@@ -82,21 +88,22 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
     for n, step in enumerate(steps):
         text = step.text
         retry = _RETRY.search(text)
-        if retry:
-            add("RetrySuccessRule", step, retry.group(0)[:80], {"story": _first(_RETRY, text) or retry.group(0)[:300]})
+        story = _first(_RETRY, text) if retry else ""
+        if retry and story:
+            add("RetrySuccessRule", step, retry.group(0)[:80], {"story": story})
             continue
-        fixes = [s for s in _sentences(text) if _FIX.search(s) and _ERROR.search(s)]
+        fixes = [s for s in _statements(text) if _FIX.search(s) and _ERROR.search(s)]
         for sentence in fixes[:8]:  # a summary may list several errors with their fixes
-            add("ErrorFixRule", step, sentence[:80], {"error": "", "fix": sentence[:300]})
+            add("ErrorFixRule", step, sentence[:80], {"error": "", "fix": shorten(sentence, 300)})
         if fixes:
             continue
         fix = _first(_FIX, text)
         if fix and len(text) <= 400 and n > 0:  # a short "fixed it by …" answering an error just before
             error = _first(_ERROR, steps[n - 1].text)
             if error:
-                add("ErrorFixRule", step, fix[:80], {"error": error[:200], "fix": fix})
+                add("ErrorFixRule", step, fix[:80], {"error": shorten(error, 200), "fix": fix})
                 continue
-        config = _CONFIG.search(text)
+        config = _CONFIG.search(" ".join(_statements(text)))
         if config:
             g = config.groupdict()
             key = g["key"] or g["zkey"] or g["jkey"]
@@ -109,13 +116,13 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
                     {"sentence": _first(_CONFIG, text), "key": key, "old": old, "new": new},
                 )
                 continue
-        tool = _NEW_TOOL.search(text)
+        tool = _NEW_TOOL.search(" ".join(_statements(text)))
         if tool:
             name = next(v for v in tool.groupdict().values() if v)
             add("NewToolRule", step, name.lower(), {"sentence": _first(_NEW_TOOL, text), "program": name})
             continue
-        if _REPEAT.search(text):
-            sentence = _first(_REPEAT, text)
+        sentence = _first(_REPEAT, text)
+        if sentence:
             add("RepetitiveOpRule", step, sentence[:80], {"sentence": sentence}, 0.55)
     return found
 

@@ -24,7 +24,9 @@ from .commands import (
     first_segment,
     is_routine,
     program,
+    shorten,
 )
+from .episodes import Episode, action_kind, edited_file, episodes, goal_key, is_edit, relevant, workdir
 from .transcript import Step, Transcript
 
 CONFIDENCE = {
@@ -34,11 +36,6 @@ CONFIDENCE = {
     "NewToolRule": 0.65,
     "RepetitiveOpRule": 0.5,
 }
-LOOKAHEAD = 15
-_TOOL_NOISE = re.compile(
-    r"doesn't want to proceed|tool use was rejected|Sibling tool call errored|<tool_use_error>|"
-    r"exceeds maximum allowed tokens|Request interrupted|InputValidationError"
-)
 _CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env[\w.]*|[\w.-]+\.(?:toml|ya?ml|ini|cfg|conf|properties)|config/[\w./-]+|[\w.-]*\.config\.[jt]s|"
     r"package\.json|tsconfig[\w.]*\.json|settings\.json|Dockerfile|docker-compose[\w.-]*|mix\.exs|setup\.cfg|"
@@ -64,15 +61,32 @@ class Candidate:
     context: str = ""  # an excerpt of the transcript around the evidence
 
 
-def _context(steps: Sequence[Step], start: int, end: int, limit: int = 3000) -> str:
+EPISODE_CHARS = 12000  # the most of one episode handed to the LLM in hybrid mode (about 3k tokens)
+
+
+def _clip(text: str, head: int, tail: int) -> str:
+    """The start and the end of a long output (where errors and summaries are), the middle marked cut."""
+    text = text.strip()
+    if len(text) <= head + tail + 20:
+        return text
+    return f"{text[:head]}\n[… {len(text) - head - tail} characters left out …]\n{text[-tail:]}"
+
+
+def _context(steps: Sequence[Step], start: int, end: int, limit: int = 3000, per_step: int = 600) -> str:
+    """The steps from ``start`` to ``end`` as text, in order: messages, commands whole, outputs clipped."""
     parts = []
     for s in steps[max(0, start) : end + 1]:
         if s.role == "tool":
             status = "FAILED" if s.is_error else "ok"
-            parts.append(f"[{s.tool} {status}] {clean_command(s.command)[:200]}\n{s.result[:600]}")
+            what = s.command.strip() if s.command else ", ".join(f"{k}={v}" for k, v in s.tool_input.items())[:300]
+            body = _clip(s.result, per_step * 2 // 3, per_step // 3)
+            if s.tool.lower() in ("edit", "multiedit", "write") and s.tool_input.get("new_string") is not None:
+                body = _clip(f"- {s.tool_input.get('old_string')}\n+ {s.tool_input.get('new_string')}", 300, 100)
+            parts.append(f"[{s.tool} {status}] {_clip(what, 400, 100)}\n{body}")
         else:
-            parts.append(f"[{s.role}] {s.text[:600]}")
-    return "\n".join(parts)[:limit]
+            parts.append(f"[{s.role}] {_clip(s.text, per_step * 2 // 3, per_step // 3)}")
+    text = "\n".join(parts)
+    return text if len(text) <= limit else _clip(text, limit * 2 // 3, limit // 3)
 
 
 def _candidate(
@@ -84,6 +98,7 @@ def _candidate(
     context_from: int,
     context_to: int | None = None,
     confidence: float | None = None,
+    episode: bool = False,
 ) -> Candidate:
     """A candidate of ``rule`` at ``step``; its key is prefixed by the rule, its context is the steps
     from ``context_from`` to ``context_to`` (default: the step itself)."""
@@ -94,27 +109,14 @@ def _candidate(
         step.turn,
         f"{rule}:{key}",
         facts,
-        _context(steps, context_from, step.index if context_to is None else context_to),
+        _context(steps, context_from, step.index if context_to is None else context_to)
+        if not episode
+        else _context(steps, context_from, context_to or step.index, EPISODE_CHARS, 1200),
     )
 
 
 def _is_exec(step: Step) -> bool:
     return step.role == "tool" and isinstance(step.tool_input.get("command"), str)
-
-
-def _why_between(steps: Sequence[Step], start: int, end: int, messages: int = 2) -> str:
-    """The explanation in the first ``messages`` assistant messages after ``start``: later ones have
-    usually moved on to another problem."""
-    seen = 0
-    for s in steps[start + 1 : end]:
-        if s.role == "assistant":
-            why = explanation(s.text)
-            if why:
-                return why
-            seen += 1
-            if seen >= messages:
-                break
-    return ""
 
 
 def _why_before(steps: Sequence[Step], at: int, window: int = 4) -> str:
@@ -126,56 +128,103 @@ def _why_before(steps: Sequence[Step], at: int, window: int = 4) -> str:
     return ""
 
 
-def error_episodes(t: Transcript) -> list[Candidate]:
-    """ErrorFix and RetrySuccess: a failed command resolved by a later run of the same command."""
-    steps = t.steps
-    found: list[Candidate] = []
-    consumed: set[int] = set()
-    for i, fail in enumerate(steps):
-        if i in consumed or not (_is_exec(fail) and fail.is_error) or _TOOL_NOISE.search(fail.result[:300]):
-            continue
-        key = command_key(fail.command)
-        signature = error_signature(fail.result)
-        attempts = [fail]
-        resolution: Step | None = None
-        for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
-            s = steps[j]
-            if not _is_exec(s) or command_key(s.command) != key:
-                continue
-            if s.is_error and error_signature(s.result) == signature:
-                attempts.append(s)
-                consumed.add(j)
-                continue
-            resolution = s
+def _edited_between(steps: Sequence[Step], start: int, end: int) -> list[str]:
+    return list(
+        dict.fromkeys(
+            edited_file(s) for s in steps[start + 1 : end] if is_edit(s) and not s.is_error and edited_file(s)
+        )
+    )
+
+
+def _actions(steps: Sequence[Step], start: int, fix: int) -> list[tuple[str, str]]:
+    """The credited action, told as a person would: the edited file, or the command (with the files
+    edited just before it, as in "add lazy_html to mix.exs, then `mix deps.get`")."""
+    s = steps[fix]
+    if is_edit(s):
+        files = [edited_file(x) for x in steps[start + 1 : fix + 1] if is_edit(x) and not x.is_error and edited_file(x)]
+        return [("edit", f) for f in list(dict.fromkeys(reversed(files)))[:2][::-1]]
+    out: list[tuple[str, str]] = []
+    for x in reversed(steps[start + 1 : fix]):
+        if x.role == "tool" and not x.is_error:
+            if is_edit(x) and edited_file(x):
+                out.insert(0, ("edit", edited_file(x)))
+            elif _is_exec(x) and action_kind(x.command) != "diagnostic":
+                break
+        if len(out) >= 2:
             break
-        if resolution is None or not signature:
-            continue
-        why = _why_between(steps, i, resolution.index)
-        between = [
-            clean_command(s.command)
-            for s in steps[i + 1 : resolution.index]
-            if _is_exec(s) and not s.is_error and not is_routine(s.command) and command_key(s.command) != key
-        ]
-        edited = [
-            PurePosixPath(str(s.tool_input.get("file_path"))).name
-            for s in steps[i + 1 : resolution.index]
-            if s.role == "tool" and s.tool in ("Edit", "Write", "MultiEdit") and not s.is_error
-        ]
-        failed_cmd, fixed_cmd = clean_command(fail.command), clean_command(resolution.command)
-        if not (why or between or failed_cmd != fixed_cmd):
-            continue  # no knowable fix
-        rule = "RetrySuccessRule" if len(attempts) >= 2 else "ErrorFixRule"
+    return [*dict.fromkeys(out), ("run", clean_command(s.command))]
+
+
+def _blocked_what(step: Step) -> str:
+    if _is_exec(step):
+        return clean_command(step.command)
+    target = edited_file(step) or str(step.tool_input.get("url") or step.tool_input.get("pattern") or "")
+    return f"{step.tool} {target}".strip()
+
+
+def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
+    fail = steps[ep.first]
+    last = steps[ep.attempts[-1]]
+    if ep.kind == "blocked":
+        message = shorten(explanation(fail.result) or fail.result.strip().splitlines()[0], 90)
         facts = {
-            "command": failed_cmd,
-            "error": signature,
-            "why": why,
-            "then_ran": "; ".join(dict.fromkeys(between[:2])),
-            "worked": fixed_cmd if fixed_cmd != failed_cmd else "",
-            "edited": ", ".join(dict.fromkeys(edited[:3])),
-            "attempts": str(len(attempts)),
-            "outcome": "succeeded" if not resolution.is_error else "got past this error",
+            "kind": "blocked",
+            "blocked": _blocked_what(fail),
+            "message": message,
+            "attempts": str(len(ep.attempts)),
+            "user_said": ep.user_said,
+            "instead": "",
+            "ran_later": "",
         }
-        found.append(_candidate(rule, fail, f"{key}:{signature}", facts, steps, i - 1, resolution.index))
+        if ep.end >= 0:
+            other = _blocked_what(steps[ep.end])
+            facts["ran_later" if other == facts["blocked"] else "instead"] = other
+        key = f"blocked:{goal_key(fail.command) if _is_exec(fail) else fail.tool}"
+        return _candidate(
+            "ErrorFixRule", fail, key, facts, steps, ep.first - 1, max(ep.end, ep.attempts[-1]), episode=True
+        )
+    resolved = steps[ep.end]
+    signature = error_signature(fail.result, fail.command)
+    facts = {
+        "kind": ep.kind,
+        "command": clean_command(fail.command),
+        "error": signature,
+        "why": ep.why,
+        "attempts": str(len(ep.attempts)),
+        "outcome": "succeeded" if ep.success else "got past this error",
+        "fix_kind": "",
+        "fix_what": "",
+        "worked": "",
+    }
+    if ep.fix >= 0:
+        if ep.fix == ep.end:
+            old_dir, new_dir = workdir(fail.command), workdir(resolved.command)
+            if clean_command(resolved.command) == clean_command(fail.command) and new_dir != old_dir and new_dir:
+                facts["fix_kind"], facts["fix_what"] = "dir", new_dir
+            else:
+                facts["fix_kind"], facts["worked"] = "form", clean_command(resolved.command)
+        else:
+            actions = _actions(steps, last.index, ep.fix)
+            edits_only = all(kind == "edit" for kind, _ in actions)
+            files = [what for kind, what in actions if kind == "edit"]
+            if edits_only and not ep.why and not any(_CONFIG_FILE.search(f) for f in files):
+                return None  # "fixed by an edit of app.py" without what or why teaches nothing
+            facts["fix_kind"] = "actions"
+            facts["fix_what"] = "\n".join(f"{kind}:{what}" for kind, what in actions)
+    facts["fix_step"] = str(ep.fix) if ep.fix >= 0 else ""
+    rule = "RetrySuccessRule" if len(ep.attempts) >= 2 else "ErrorFixRule"
+    key = f"{goal_key(fail.command)}:{signature}"
+    return _candidate(rule, fail, key, facts, steps, ep.first - 1, ep.end, episode=True)
+
+
+def error_episodes(t: Transcript) -> list[Candidate]:
+    """ErrorFix and RetrySuccess from episodes: a failure, the actions, the first observed success; and
+    approval blocks with their way out."""
+    found = []
+    for ep in episodes(t.steps):
+        c = _episode_candidate(t.steps, ep)
+        if c is not None:
+            found.append(c)
     return found
 
 
@@ -201,6 +250,8 @@ def config_changes(t: Transcript) -> list[Candidate]:
             changed = {k: (old[k], v) for k, v in new.items() if k in old and old[k] != v}
             added = {k: v for k, v in new.items() if k not in old}
             why = _why_before(t.steps, s.index)
+            if why and not relevant(why, f"{path}\n{s.tool_input.get('old_string')}\n{new}"):
+                why = ""  # an explanation of another problem is not this change's cause
             if not changed and not (added and why):
                 continue  # an unexplained addition is routine editing
             name = "/".join(PurePosixPath(path).parts[-2:])
@@ -214,13 +265,28 @@ def config_changes(t: Transcript) -> list[Candidate]:
             found.append(_candidate("ConfigChangeRule", s, key, facts, t.steps, s.index - 3))
         elif _is_exec(s):
             for var, value in _EXPORT.findall(s.command):
-                facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": _why_before(t.steps, s.index)}
+                why = _why_before(t.steps, s.index)
+                why = why if relevant(why, s.command) else ""
+                facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": why}
                 found.append(_candidate("ConfigChangeRule", s, f"export:{var}", facts, t.steps, s.index - 2))
     return found
 
 
-def new_tools(t: Transcript) -> list[Candidate]:
-    """NewTool: a successful install of named packages, or a project-specific CLI used repeatedly."""
+def _used_later(steps: Sequence[Step], after: int, packages: list[str]) -> bool:
+    """The project's code uses a package installed at ``after``: its name appears in a later edit."""
+    names = [p.split("@")[0] if not p.startswith("@") else "@" + p[1:].split("@")[0] for p in packages]
+    names = [n.split("==")[0].split(">=")[0].lower() for n in names if len(n) >= 3]
+    for s in steps[after + 1 :]:
+        if is_edit(s) and not s.is_error:
+            body = " ".join(str(v) for k, v in s.tool_input.items() if k != "file_path").lower()
+            if any(n in body for n in names):
+                return True
+    return False
+
+
+def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate]:
+    """NewTool: an install the session explains or the code then uses (a plain install is not a lesson
+    by itself; one that fixed an error is told by its episode), or a project-specific CLI used often."""
     found: list[Candidate] = []
     uses: dict[str, list[Step]] = defaultdict(list)
     for s in t.steps:
@@ -229,22 +295,25 @@ def new_tools(t: Transcript) -> list[Candidate]:
         cmd = clean_command(s.command)
         m = INSTALL.match(cmd)
         if m:
-            packages = [w for w in m.group("rest").split() if not w.startswith(("-", ".", "/")) and w != "&&"]
-            if packages:
-                facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": _why_before(t.steps, s.index)}
-                found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
+            packages = [w for w in m.group("rest").split() if not w.startswith(("-", ".", "/", "<")) and w != "&&"]
+            if packages and s.index not in (credited or set()):
+                why = _why_before(t.steps, s.index)
+                why = why if relevant(why, " ".join(packages)) else ""
+                if why or _used_later(t.steps, s.index, packages):
+                    facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": why}
+                    found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
             continue
         prog = program(cmd)
         if prog and prog not in COMMON_CLIS and re.fullmatch(r"[a-z][\w.-]{0,30}", prog):
             uses[prog].append(s)
     for prog, steps in uses.items():
-        if len(steps) < 2:
+        if len(steps) < 3:
             continue
         by_key: dict[str, str] = {}
         for s in steps:
-            by_key.setdefault(command_key(s.command), first_segment(s.command)[:60])
+            by_key.setdefault(command_key(s.command), first_segment(s.command))
         variants = list(by_key)
-        examples = list(by_key.values())[:4]
+        examples = [e for e in by_key.values() if len(e) <= 60][:4]
         facts = {
             "program": prog,
             "subcommands": ", ".join(variants[:5]),
@@ -302,9 +371,11 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     and two candidates with the same key are one."""
     from .prose import prose_candidates
 
-    tools = new_tools(t)
+    errors = error_episodes(t)
+    credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
+    tools = new_tools(t, credited)
     clis = {c.facts["program"] for c in tools if "program" in c.facts}
-    everything = [*error_episodes(t), *config_changes(t), *tools, *repetitive_ops(t, clis), *prose_candidates(t)]
+    everything = [*errors, *config_changes(t), *tools, *repetitive_ops(t, clis), *prose_candidates(t)]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):
         if c.step >= start_step:

@@ -1,0 +1,497 @@
+"""Episodes: a failure (or a blocked call) → the actions taken → the first observed success.
+
+An episode opens at a failed command. It closes at the first later run that reaches the same goal: the
+same command, or the same program formed differently (the interpreter's full path instead of a shim,
+another flag spelling, an environment variable in front, another working directory). What gets the
+credit is the state-changing action just before that success (an edit, a config write, an install, a
+restart), never a diagnostic (``cat``, ``ls``, ``grep``, ``git status``); when nothing changed state in
+between, the differently formed command is the fix. Calls blocked by the approval system or refused by
+the user are episodes of their own: the way out (or the loop) is the lesson."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath, PureWindowsPath
+
+from .commands import (
+    INSTALL,
+    clean_command,
+    command_key,
+    error_signature,
+    explanation,
+    is_question,
+    segments,
+    words_of,
+)
+from .transcript import Step
+
+LOOKAHEAD = 30  # steps after a failure in which its resolution is looked for
+EDIT_TOOLS = frozenset(
+    {
+        "edit",
+        "write",
+        "multiedit",
+        "notebookedit",
+        "apply_patch",
+        "str_replace_editor",
+        "str_replace_based_edit_tool",
+        "create_file",
+        "write_file",
+        "edit_file",
+        "replace_in_file",
+        "insert_edit_into_file",
+        "search_replace",
+    }
+)
+# Harness refusals: the call never ran, so its "error" says nothing about the project's code.
+BLOCKED = re.compile(
+    r"requires approval|requested permissions? to|haven't granted it|permission to use \w+ has been denied|"
+    r"doesn't want to proceed with this tool use|tool use was rejected|was blocked by (?:a |the )?(?:hook|policy)|"
+    r"not allowed by (?:the )?(?:user|permission|policy)|approval (?:is )?required|rejected by (?:the )?user|"
+    r"user (?:denied|declined|rejected)",
+    re.I,
+)
+_USAGE_NOISE = re.compile(
+    r"Sibling tool call errored|<tool_use_error>|exceeds maximum allowed tokens|Request interrupted|"
+    r"InputValidationError|File has not been read yet|String to replace not found|File has been modified since"
+)
+# Commands that only look: never the fix.
+DIAGNOSTIC = frozenset(
+    """ls cat head tail grep egrep rg ag find fd echo printf pwd wc which where whereis type whoami id date sleep
+    true false env printenv file stat du df ps top htop pgrep free uptime uname hostname lsof tree less more
+    diff cmp jq yq ping ping6 traceroute tracert mtr dig nslookup host ip ifconfig ipconfig netstat ss arp route
+    nc telnet curl wget http journalctl dmesg lsblk lsusb lspci nproc getent locale md5sum sha1sum sha256sum
+    xxd od hexdump strings readlink realpath basename dirname test watch history man help tldr get-content
+    get-childitem get-item get-process get-service get-command select-string test-path test-connection
+    get-itemproperty resolve-dnsname""".split()
+)
+_DIAG_SUB = {
+    "git": {
+        "status",
+        "diff",
+        "log",
+        "show",
+        "branch",
+        "rev-parse",
+        "ls-files",
+        "remote",
+        "fetch",
+        "blame",
+        "describe",
+        "grep",
+        "reflog",
+        "shortlog",
+        "ls-remote",
+        "config--get",
+        "check-ignore",
+    },
+    "systemctl": {"status", "is-active", "is-enabled", "list-units", "show", "cat"},
+    "docker": {"ps", "logs", "images", "inspect", "info", "version"},
+    "kubectl": {"get", "describe", "logs", "explain", "version"},
+    "npm": {"ls", "list", "view", "info", "outdated", "config", "why", "doctor", "search"},
+    "pip": {"show", "list", "freeze", "check", "index", "search"},
+    "pip3": {"show", "list", "freeze", "check"},
+    "brew": {"list", "info", "search", "doctor"},
+    "apt": {"list", "search", "show", "policy"},
+    "cargo": {"tree", "metadata", "search"},
+    "gh": {"pr", "issue", "run", "api", "repo", "auth"},
+}
+_STATE = frozenset(
+    """rm mv cp ln mkdir rmdir chmod chown chgrp touch tee install unzip tar patch kill pkill killall source
+    export set setx unset ln sysctl modprobe mount umount useradd usermod passwd crontab update-alternatives
+    uci opkg nvram defaults launchctl service systemctl rc-service sc reg new-item set-content remove-item
+    copy-item move-item set-itemproperty set-executionpolicy""".split()
+)
+_STATE_SUB = {
+    "git": {
+        "config",
+        "checkout",
+        "switch",
+        "reset",
+        "stash",
+        "restore",
+        "clean",
+        "init",
+        "submodule",
+        "remote-add",
+        "lfs",
+        "rebase",
+        "merge",
+        "pull",
+        "rm",
+        "mv",
+        "update-index",
+    },
+    "systemctl": {"restart", "start", "stop", "enable", "disable", "reload", "daemon-reload", "mask", "unmask"},
+    "docker": {"restart", "start", "stop", "rm", "build", "pull", "compose", "run", "system", "volume", "network"},
+    "npm": {"ci", "install", "i", "uninstall", "rebuild", "link", "cache", "dedupe", "prune", "update"},
+    "mix": {"deps.get", "deps.update", "deps.clean", "deps.compile", "ecto.migrate", "ecto.reset", "ecto.create"},
+    "bundle": {"install", "update"},
+    "pod": {"install", "update"},
+}
+_WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "exec", "command", "builtin", "npx", "bunx", "pnpx", "uvx"})
+_RUNNERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("bundle", "exec"),
+    ("pnpm", "exec"),
+    ("yarn", "exec"),
+    ("conda", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("rye", "run"),
+}
+_INTERPRETER = re.compile(r"^(?:python|py|pypy)(?:\d+(?:\.\d+)*)?$")
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# The session said the failed result out loud even though the command's exit code (a pipe's last stage)
+# was 0: ``pytest | tail`` that printed "3 failed" is not an observed success.
+_LOOKS_FAILED = re.compile(
+    r"(?m)^(?:FAILED\b|FAIL\b|ERROR\b|Error:|error(?:\[\w+\])?:|fatal:|npm ERR!|Traceback \(most recent)|"
+    r"\b\d+ (?:failed|errors?)\b(?!.*\b0 failed)|command not found|No such file or directory"
+)
+_NO_FAILURE = re.compile(r"\b0 (?:failed|errors?)\b|\bno errors?\b", re.I)
+
+
+def _base(word: str) -> str:
+    """``/usr/bin/python3.11`` → ``python3.11``, ``C:\\Python311\\python.exe`` → ``python``."""
+    name = PureWindowsPath(word).name if "\\" in word else PurePosixPath(word).name
+    name = re.sub(r"\.(?:exe|cmd|bat|ps1)$", "", name, flags=re.I)
+    return name.lower()
+
+
+def core_words(command: str) -> list[str]:
+    """The first segment's words with env assignments, wrappers, runners and interpreter paths taken off:
+    ``SKIP=lint .venv/bin/python -m pytest -x`` → ``['pytest', '-x']``."""
+    words = words_of(segments(command)[0]) if command.strip() else []
+    while words:
+        w0 = _base(words[0])
+        if _ENV_ASSIGN.match(words[0]) or w0 in _WRAPPERS:
+            words = words[1:]
+        elif (len(words) > 1 and (w0, words[1]) in _RUNNERS) or (
+            _INTERPRETER.match(w0) and len(words) > 2 and words[1] == "-m"
+        ):
+            words = words[2:]
+        else:
+            break
+    if words:
+        first = _base(words[0])
+        words = ["python" if _INTERPRETER.match(first) else first, *words[1:]]
+    return words
+
+
+def goal_key(command: str) -> str:
+    """What a command is for, however it is formed: its program and first sub-command."""
+    words = core_words(command)
+    if not words:
+        return ""
+    sub = next((w for w in words[1:3] if re.fullmatch(r"[a-z][\w:.-]*", w) and "/" not in w and "." not in w), "")
+    return f"{words[0]} {sub}".strip()
+
+
+_FORMAT_SUBS = frozenset({"format", "fmt", "autofix", "fix"})
+_FORMAT_PROGS = frozenset({"black", "isort", "gofmt", "rustfmt", "autopep8", "yapf", "clang-format", "shfmt"})
+_FIX_FLAGS = frozenset({"--fix", "--write", "-w", "--in-place", "--apply"})
+# Running the suite, a linter or a type checker checks, it does not fix (formatters do: above).
+_CHECKS = re.compile(
+    r"^(?:pytest|jest|vitest|mocha|tox|nox|mypy|pyright|tsc|eslint|ruff|flake8|pylint|credo|dialyzer|rspec|"
+    r"shellcheck|golangci-lint|swiftlint|clippy)$|^(?:test|tests|check|lint|credo|dialyzer|compile|vet|typecheck|"
+    r"type-check|validate|verify|doctor|audit)$"
+)
+
+
+def _segment_kind(segment: str) -> str:
+    """``diagnostic``, ``state`` (changes something) or ``other`` for one command of a chain."""
+    words = core_words(segment)
+    if not words:
+        return "diagnostic"
+    prog = words[0]
+    sub = next((w for w in words[1:] if not w.startswith("-")), "")
+    if prog in ("npm", "pnpm", "yarn", "bun") and sub == "run":
+        sub = next((w for w in words[2:] if not w.startswith("-")), "")
+    if sub in _FORMAT_SUBS or prog in _FORMAT_PROGS or _FIX_FLAGS & set(words[1:]):
+        return "state"  # formatters and --fix runs change the files
+    if _CHECKS.match(prog) or _CHECKS.match(sub):
+        return "diagnostic"
+    if re.search(r"(?<![<>&0-9])>{1,2}\s*(?!&|/dev/null)\S", segment) or (prog == "sed" and "-i" in words):
+        return "state"
+    if INSTALL.match(" ".join(words)) or prog in _STATE or sub in _STATE_SUB.get(prog, set()):
+        return "state"
+    if "--version" in words or "-V" in words[1:2] or "--help" in words or "-h" in words[1:2]:
+        return "diagnostic"
+    if prog in DIAGNOSTIC or sub in _DIAG_SUB.get(prog, set()) or (prog == "git" and not sub):
+        return "diagnostic"
+    if prog == "python" and len(words) > 1 and words[1] == "-c" and re.search(r"\bprint\(", segment):
+        return "diagnostic"
+    return "other"
+
+
+def action_kind(command: str) -> str:
+    """The kind of a whole chain: ``state`` if any part changes state, ``diagnostic`` if all only look."""
+    kinds = {_segment_kind(s) for s in segments(command)}
+    if "state" in kinds:
+        return "state"
+    return "other" if "other" in kinds else "diagnostic"
+
+
+def is_exec(step: Step) -> bool:
+    return step.role == "tool" and isinstance(step.tool_input.get("command") or step.tool_input.get("cmd"), str)
+
+
+def is_edit(step: Step) -> bool:
+    name = step.tool.lower()
+    return step.role == "tool" and "todo" not in name and (name in EDIT_TOOLS or name.endswith(("edit", "write")))
+
+
+def edited_file(step: Step) -> str:
+    path = str(step.tool_input.get("file_path") or step.tool_input.get("path") or "")
+    if not path:
+        m = re.search(r"\*\*\* (?:Update|Add) File: (\S+)", str(step.tool_input.get("input") or ""))
+        path = m.group(1) if m else ""
+    return PurePosixPath(path.replace("\\", "/")).name if path else ""
+
+
+def is_blocked(step: Step) -> bool:
+    return step.role == "tool" and step.is_error and bool(BLOCKED.search(step.result[:500]))
+
+
+def is_usage_noise(step: Step) -> bool:
+    return bool(_USAGE_NOISE.search(step.result[:300]))
+
+
+def succeeded(step: Step) -> bool:
+    """An observed success: no error flag, and no failure printed by a command whose exit code hid it."""
+    if step.is_error:
+        return False
+    head = step.result[:3000]
+    return not (_LOOKS_FAILED.search(head) and not _NO_FAILURE.search(head))
+
+
+def workdir(command: str) -> str:
+    m = re.match(r"^\s*cd\s+(\"[^\"]+\"|'[^']+'|\S+)\s*(?:&&|;)", command)
+    return m.group(1).strip("\"'") if m else ""
+
+
+_TOKEN = re.compile(r"[A-Za-z_][\w.:/-]{2,}|[\u4e00-\u9fff\u3040-\u30ff]{2,}")
+_STOP = frozenset(
+    """the and for that this with from into not but are was were has have had been can cannot could should would
+    will just now then than when what which where there here its it's our your you they them need needs needed
+    must use used using run runs running ran file files error errors fail fails failed failing failure issue
+    problem fix fixed test tests code line lines make sure also only still again let see like get got set one two
+    new old all any some more most other same because since instead expects expected requires required missing
+    doesn't isn't can't won't don't does did done way work works worked working output result results command
+    commands""".split()
+)
+
+
+def tokens(text: str) -> set[str]:
+    out: set[str] = set()
+    for t in _TOKEN.findall(text):
+        low = t.lower().strip(".:/-")
+        if low in _STOP or len(low) < 3:
+            continue
+        out.add(low)
+        out.update(p for p in re.split(r"[.:/_-]+", low) if len(p) >= 4 and p not in _STOP)
+        if re.match(r"[\u4e00-\u9fff\u3040-\u30ff]", low):
+            out.update(low[i : i + 2] for i in range(len(low) - 1))
+    return out
+
+
+def relevant(why: str, evidence: str) -> bool:
+    """An explanation belongs to this episode when it names something the episode shows: a word of the
+    error, the commands, the files edited. One about another problem shares none of them."""
+    return bool(tokens(why) & tokens(evidence))
+
+
+@dataclass(frozen=True)
+class Episode:
+    kind: str  # "error" (a failed command), "gate" (a commit/CI check refused it), "blocked" (approval)
+    first: int  # index of the first failed or blocked step
+    attempts: tuple[int, ...]  # the failed runs of the same goal with the same error
+    end: int  # the resolving step (a success, or for kind error a run that got past this error); -1: none
+    success: bool  # end is an observed success
+    fix: int  # the state-changing step credited (-1: none; == end when the new form itself is the fix)
+    why: str
+    user_said: str = ""  # for blocked calls: what the person said right after refusing
+
+
+_GATE = re.compile(
+    r"pre-commit|pre-push|commit-msg|husky|lint-staged|\bhook\b|hooks/|validation failed|check(?:s)? failed|"
+    r"\bCI\b|lefthook|prettier --check|would reformat|not formatted|--no-verify",
+    re.I,
+)
+
+
+def main_goal(command: str) -> str:
+    """The goal of a chain is its last command that does something (``git add -A && git commit`` is a
+    commit, ``mix compile && mix credo`` a credo run)."""
+    goals = [
+        goal_key(seg) for seg in segments(command) if _segment_kind(seg) != "diagnostic" or len(segments(command)) == 1
+    ]
+    return goals[-1] if goals else goal_key(command)
+
+
+def _same_goal(fail: Step, other: Step) -> bool:
+    a = main_goal(fail.command)
+    return bool(a) and (
+        a in {goal_key(seg) for seg in segments(other.command)}
+        or command_key(fail.command) == command_key(other.command)
+    )
+
+
+_SUBCOMMAND_CLIS = frozenset(
+    """git npm pnpm yarn bun cargo mix go docker kubectl uv poetry pip pip3 gh dotnet swift flutter dart rails
+    bundle composer gradle mvn make just task deno brew apt systemctl""".split()
+)
+
+
+def _sub(words: list[str]) -> str:
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if words[0] in ("npm", "pnpm", "yarn", "bun") and rest[:1] == ["run"]:
+        rest = rest[1:]
+    return rest[0] if rest else ""
+
+
+def _related_form(fail: Step, other: Step) -> bool:
+    """Another spelling of the failed command: the same program (after wrappers and paths) on the same
+    targets, a per-package run of a root-level command, or an env var in front."""
+    a, b = core_words(fail.command), core_words(other.command)
+    if not a or not b or a[0] != b[0] or action_kind(other.command) == "state":
+        return False  # an install or a config write is an action towards the goal, not the goal
+    if a[0] in _SUBCOMMAND_CLIS and _sub(a) != _sub(b):
+        return False  # `npm install` is not another form of `npm test`
+    rest_a = {w for w in a[1:] if not w.startswith("-")}
+    rest_b = {w for w in b[1:] if not w.startswith("-")}
+    return not rest_a or not rest_b or bool(rest_a & rest_b) or rest_a <= rest_b or len(a) <= 2
+
+
+def _why(steps: Sequence[Step], start: int, end: int, evidence: str) -> str:
+    """The first relevant explanation in the assistant's messages after the failure (at most the first
+    three: later ones have usually moved on to another problem)."""
+    seen = 0
+    for s in steps[start + 1 : end]:
+        if s.role == "assistant":
+            why = explanation(s.text)
+            if why and not is_question(why) and relevant(why, evidence):
+                return why
+            seen += 1
+            if seen >= 3:
+                break
+    return ""
+
+
+def _evidence(steps: Sequence[Step], first: int, end: int) -> str:
+    parts = []
+    for s in steps[first : end + 1]:
+        if s.role == "tool":
+            parts.append(s.command)
+            parts.append(s.result[:1500])
+            if is_edit(s):
+                parts.append(edited_file(s))
+                parts.extend(str(v)[:1500] for v in s.tool_input.values() if isinstance(v, str))
+    return "\n".join(parts)
+
+
+def _credit(steps: Sequence[Step], after: int, end: int) -> int:
+    """The state-changing step just before ``end`` (after the last failed attempt): an edit or a
+    state-changing command first, another non-diagnostic command else; -1 when only diagnostics ran."""
+    fallback = -1
+    for s in reversed(steps[after + 1 : end]):
+        if s.role != "tool" or s.is_error:
+            continue
+        if is_edit(s):
+            return s.index
+        if is_exec(s):
+            kind = action_kind(s.command)
+            if kind == "state":
+                return s.index
+            if kind == "other" and fallback < 0:
+                fallback = s.index
+    return fallback
+
+
+def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
+    fail = steps[i]
+    signature = error_signature(fail.result, fail.command)
+    attempts = [i]
+    end, success = -1, False
+    for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
+        s = steps[j]
+        if not is_exec(s) or is_blocked(s):
+            continue
+        if _same_goal(fail, s):
+            if not succeeded(s) and error_signature(s.result, s.command) == signature:
+                attempts.append(j)
+                consumed.add(j)
+                continue
+            end, success = j, succeeded(s)
+            break
+        if succeeded(s) and action_kind(s.command) != "diagnostic" and _related_form(fail, s):
+            end, success = j, True
+            break
+    if end < 0 or not signature:
+        return None
+    fix = _credit(steps, attempts[-1], end)
+    resolved = steps[end]
+    differs = clean_command(resolved.command) != clean_command(fail.command) or workdir(resolved.command) != workdir(
+        fail.command
+    )
+    if fix < 0 and differs and success:
+        fix = end
+    evidence = _evidence(steps, i, end)
+    # the explanation after the last failed attempt is the one the fix acted on; earlier ones may be wrong
+    why = next((w for a in reversed(attempts) if (w := _why(steps, a, end, evidence))), "")
+    if fix < 0 and not why:
+        return None  # the same command simply worked again: nothing to learn
+    gate = bool(_GATE.search(fail.result[:2000])) and goal_key(fail.command).startswith(("git", "pre-commit"))
+    return Episode("gate" if gate else "error", i, tuple(attempts), end, success, fix, why)
+
+
+def blocked_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
+    """Calls refused by the approval system or the user, and what happened next: the same call allowed
+    later, another form that ran, or what the person said to do instead."""
+    first = steps[i]
+    attempts = [i]
+    user_said = ""
+    end, success = -1, False
+    for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
+        s = steps[j]
+        if s.role == "user" and not user_said and not attempts[-1] < j - 6:
+            text = " ".join(s.text.split())
+            if 8 <= len(text) <= 300 and not is_question(text) and not text.startswith("["):
+                user_said = text
+            continue
+        if s.role != "tool":
+            continue
+        if is_blocked(s):
+            if s.tool == first.tool:
+                attempts.append(j)
+                consumed.add(j)
+            continue
+        if s.tool == first.tool and succeeded(s) and not (is_exec(s) and action_kind(s.command) == "diagnostic"):
+            end, success = j, True
+            break
+        if j - attempts[-1] > 8:
+            break
+    if len(attempts) < 2 and not user_said:
+        return None  # one refusal then on with the work: no loop, nothing to pre-approve
+    return Episode("blocked", i, tuple(attempts), end, success, end, "", user_said)
+
+
+def episodes(steps: Sequence[Step]) -> list[Episode]:
+    found: list[Episode] = []
+    consumed: set[int] = set()
+    for i, s in enumerate(steps):
+        if i in consumed or s.role != "tool" or not s.is_error:
+            continue
+        if is_blocked(s):
+            ep = blocked_episode(steps, i, consumed)
+        elif is_exec(s) and not is_usage_noise(s):
+            ep = error_episode(steps, i, consumed)
+        else:
+            continue
+        if ep is not None:
+            found.append(ep)
+    return found
