@@ -64,6 +64,8 @@ class SessionResult:
     judged: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
     unjudged: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 def catches(bullet: str, lesson: dict[str, Any]) -> bool:
@@ -90,10 +92,16 @@ def run(corpus: Path, split: str, judgements_path: Path) -> list[SessionResult]:
             r = SessionResult(group_dir.name, meta["session"], meta.get("format", "?"))
             r.lessons = labels.get(meta["session"], [])
             start = time.process_time()
-            text = path.read_text(encoding="utf-8", errors="replace")
-            transcript = parse_transcript(text)
-            report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                transcript = parse_transcript(text)
+                report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
+            except Exception as exc:  # one unreadable session is reported, the others still count
+                r.error = f"{type(exc).__name__}: {exc}"
+                results.append(r)
+                continue
             r.seconds = time.process_time() - start
+            r.notes = list(report.notes)
             r.bullets = [b.content for b in report.bullets]
             r.caught = [lesson["lesson"] for lesson in r.lessons if any(catches(b, lesson) for b in r.bullets)]
             for b in r.bullets:
@@ -119,6 +127,7 @@ def report(results: list[SessionResult], split: str) -> None:
         print(
             f"| {r.group} | {r.session[:40]} | {r.format} | {len(r.bullets)} | {j['keep']} | {j['noise']} | "
             f"{j['false']} | {len(r.unjudged)} | {len(r.lessons)} | {len(r.caught)} | {r.seconds:.2f} |"
+            + (f" ERROR {r.error}" if r.error else "")
         )
     groups: dict[str, list[SessionResult]] = defaultdict(list)
     for r in results:

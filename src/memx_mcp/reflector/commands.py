@@ -137,7 +137,8 @@ def program(command: str) -> str:
 
 _SIGNAL = re.compile(
     r"(?i)error|fatal|failed|failure|undefined|cannot|can't|could not|not found|no such|denied|invalid|"
-    r"missing|exception|refused|\*\* \(|not formatted|no upstream|错误|失败|エラー|失敗"
+    r"missing|exception|refused|\*\* \(|not formatted|no upstream|错误|失败|エラー|失敗|无法|不能|找不到|拒绝|"
+    r"没有权限|权限不足|不是内部或外部命令|無法|找不到|見つかりません|できません|拒否|存在しません"
 )
 _NOT_SIGNAL = re.compile(
     r"^(?:Exit code \d+|Compiling|Generated|Running|Getting extensions|warning:|Checking \d+ source files?|"
@@ -190,11 +191,14 @@ def error_signature(result: str, command: str = "") -> str:
 
 
 _NARRATION = re.compile(
-    r"^(?:let me|now let me|now i|i'll|i will|let's|good|great|perfect|excellent|ok(?:ay)?|now,?|first,?)\b", re.I
+    r"^(?:let me|now let me|now i|i'll|i will|let's|good|great|perfect|excellent|ok(?:ay)?|now,?|first,?)\b|"
+    r"^(?:让我|我来|我先|现在|好的|好，|首先|接下来|下面|では|まず|次に|それでは)",
+    re.I,
 )
 _EXPLAINS = re.compile(
     r"(?i)\b(?:needs?|must|should|because|since|expects?|requires?|missing|instead|the (?:issue|problem|cause|fix)|"
-    r"is clear|isn't|doesn't|can't|cannot|has no|only|so that|otherwise)\b|→|需要|因为|原因|必要|ため|ので"
+    r"is clear|isn't|doesn't|can't|cannot|has no|only|so that|otherwise)\b|→|需要|因为|原因|必要|ため|ので|"
+    r"所以|导致|由于|必须|应该|问题是|问题在于|不支持|只能|因為|導致|必須|べき|せいで|原因は|しか"
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
