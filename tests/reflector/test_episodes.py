@@ -204,3 +204,11 @@ def test_the_whole_pipeline_states_only_what_was_observed_on_a_chatty_session() 
     )
     report = Reflector(PrivacySanitizer(), "rules").reflect(parse_transcript(text))
     assert report.bullets == []
+
+
+def test_another_tool_on_the_same_file_after_command_not_found_is_the_fix() -> None:
+    (b,) = bullets(
+        bash("jq '.sessionId' logs/f33c.jsonl", "bash: jq: command not found", True),
+        bash("python3 -c \"import json; print(json.loads(open('logs/f33c.jsonl').readline())['sessionId'])\"", "f33c"),
+    )
+    assert "jq: command not found" in b and "python3 -c" in b and "worked" in b

@@ -354,6 +354,20 @@ def _sub(words: list[str]) -> str:
     return rest[0] if rest else ""
 
 
+_MISSING_TOOL = re.compile(
+    r"command not found|is not recognized as (?:an internal|the name of a cmdlet)|not installed|"
+    r"不是内部或外部命令|コマンドが見つかりません|未找到命令|找不到命令",
+    re.I,
+)
+_TARGET = re.compile(r"[\w~.-]*[/\\][\w./\\~-]+|[\w-]+\.[A-Za-z]\w{0,5}\b")
+
+
+def _same_targets(fail: Step, other: Step) -> bool:
+    """Another tool on the same files: a path or file name of the failed command reappears."""
+    targets = {t for t in _TARGET.findall(fail.command) if len(t) > 3} - {fail.command.split()[0]}
+    return bool(targets) and any(t in other.command for t in targets)
+
+
 def _related_form(fail: Step, other: Step) -> bool:
     """Another spelling of the failed command: the same program (after wrappers and paths) on the same
     targets, a per-package run of a root-level command, or an env var in front."""
@@ -415,6 +429,7 @@ def _credit(steps: Sequence[Step], after: int, end: int) -> int:
 def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
     fail = steps[i]
     signature = error_signature(fail.result, fail.command)
+    missing = bool(_MISSING_TOOL.search(fail.result[:600]))
     attempts = [i]
     end, success = -1, False
     for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
@@ -430,6 +445,9 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
             break
         if succeeded(s) and action_kind(s.command) != "diagnostic" and _related_form(fail, s):
             end, success = j, True
+            break
+        if missing and succeeded(s) and _same_targets(fail, s):
+            end, success = j, True  # `jq . a.jsonl` not installed → `python3 -c … a.jsonl` did the job
             break
     if end < 0 or not signature:
         return None
