@@ -192,6 +192,11 @@ def test_command_kinds_and_goals() -> None:
     assert action_kind("echo 'x=1' > .env") == "state"
     assert goal_key("/usr/bin/python3.11 -m pytest -q") == goal_key("pytest -q") == "pytest"
     assert goal_key(r"C:\Python311\python.exe build.py") == "python"
+    assert goal_key('ssh -p 2222 root@192.168.1.1 "opkg install luci"') == "opkg install"
+    assert goal_key('powershell -Command "Get-Service sshd"') == "get-service sshd"
+    assert action_kind("ssh root@192.168.1.1 'uci show network'") != "state"
+    assert action_kind("ssh root@192.168.1.1 '/etc/init.d/network restart'") == "state"
+    assert action_kind("ssh root@192.168.1.1 'uci set network.lan.ipaddr=10.0.0.1'") == "state"
 
 
 def test_the_whole_pipeline_states_only_what_was_observed_on_a_chatty_session() -> None:

@@ -101,7 +101,7 @@ _DIAG_SUB = {
 _STATE = frozenset(
     """rm mv cp ln mkdir rmdir chmod chown chgrp touch tee install unzip tar patch kill pkill killall source
     export set setx unset ln sysctl modprobe mount umount useradd usermod passwd crontab update-alternatives
-    uci opkg nvram defaults launchctl service systemctl rc-service sc reg new-item set-content remove-item
+    opkg nvram defaults launchctl service systemctl rc-service sc reg new-item set-content remove-item
     copy-item move-item set-itemproperty set-executionpolicy""".split()
 )
 _STATE_SUB = {
@@ -129,6 +129,7 @@ _STATE_SUB = {
     "npm": {"ci", "install", "i", "uninstall", "rebuild", "link", "cache", "dedupe", "prune", "update"},
     "mix": {"deps.get", "deps.update", "deps.clean", "deps.compile", "ecto.migrate", "ecto.reset", "ecto.create"},
     "bundle": {"install", "update"},
+    "uci": {"set", "commit", "add", "delete", "add_list", "del_list", "revert", "import"},
     "pod": {"install", "update"},
 }
 _WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "exec", "command", "builtin", "npx", "bunx", "pnpx", "uvx"})
@@ -162,14 +163,40 @@ def _base(word: str) -> str:
     return name.lower()
 
 
+_SHELLS = frozenset({"powershell", "pwsh", "cmd", "bash", "sh", "zsh", "wsl"})
+_SHELL_RUN = frozenset({"-command", "-c", "/c", "/k", "-lc", "-ic", "--", "-e"})
+_SSH_VALUED = frozenset({"-p", "-i", "-o", "-l", "-F", "-J", "-b", "-c", "-E", "-L", "-R", "-D", "-W", "-S"})
+
+
+def _after_host(args: list[str]) -> list[str]:
+    skip = False
+    for n, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a in _SSH_VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            return args[n + 1 :]
+    return []
+
+
 def core_words(command: str) -> list[str]:
     """The first segment's words with env assignments, wrappers, runners and interpreter paths taken off:
     ``SKIP=lint .venv/bin/python -m pytest -x`` → ``['pytest', '-x']``."""
     words = words_of(segments(command)[0]) if command.strip() else []
-    while words:
+    for _ in range(8):
+        if not words:
+            break
         w0 = _base(words[0])
         if _ENV_ASSIGN.match(words[0]) or w0 in _WRAPPERS:
             words = words[1:]
+        elif w0 in _SHELLS and len(words) > 2 and words[1].lower() in _SHELL_RUN:
+            words = words_of(" ".join(words[2:]))  # `powershell -Command "Get-Service x"`: the inner command
+        elif w0 == "ssh" and len(words) > 2:
+            inner = _after_host(words[1:])  # a router session is all ssh: the remote command is the goal
+            if not inner:
+                break
+            words = words_of(" ".join(inner))
         elif (len(words) > 1 and (w0, words[1]) in _RUNNERS) or (
             _INTERPRETER.match(w0) and len(words) > 2 and words[1] == "-m"
         ):
@@ -211,6 +238,8 @@ def _segment_kind(segment: str) -> str:
     sub = next((w for w in words[1:] if not w.startswith("-")), "")
     if prog in ("npm", "pnpm", "yarn", "bun") and sub == "run":
         sub = next((w for w in words[2:] if not w.startswith("-")), "")
+    if {"restart", "reload", "force-reload"} & set(words[1:3]):
+        return "state"  # `/etc/init.d/network restart`, `service nginx reload`
     if sub in _FORMAT_SUBS or prog in _FORMAT_PROGS or _FIX_FLAGS & set(words[1:]):
         return "state"  # formatters and --fix runs change the files
     if _CHECKS.match(prog) or _CHECKS.match(sub):
