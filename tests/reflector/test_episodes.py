@@ -217,3 +217,12 @@ def test_another_tool_on_the_same_file_after_command_not_found_is_the_fix() -> N
         bash("python3 -c \"import json; print(json.loads(open('logs/f33c.jsonl').readline())['sessionId'])\"", "f33c"),
     )
     assert "jq: command not found" in b and "python3 -c" in b and "worked" in b
+
+
+def test_a_hook_that_blocks_a_command_states_the_projects_rule() -> None:
+    (b,) = bullets(
+        bash("python manage.py test", "PreToolUse:Bash hook error: Use `uv run python` instead of bare python", True),
+        bash("uv run python manage.py test", "OK"),
+    )
+    assert b.startswith("A hook in this project blocks `python manage.py test`")
+    assert "Use `uv run python` instead" in b.replace("'", "`") and "`uv run python manage.py test` ran instead" in b

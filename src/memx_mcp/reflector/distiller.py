@@ -26,6 +26,10 @@ def _why(f: dict[str, str]) -> str:
 
 def _blocked(f: dict[str, str]) -> str:
     what = _code(f["blocked"], 120)
+    if f.get("kind") == "hook":
+        instead = f.get("instead") or f.get("ran_later")
+        tail = f"; {_code(instead, 120)} ran instead" if instead else ""
+        return f"A hook in this project blocks {what}: {_quote(f.get('message', ''))}{tail}."
     times = int(f.get("attempts", "1"))
     said = f" ({_quote(f['message'])})" if f.get("message") else ""
     if f.get("user_said"):
@@ -48,7 +52,7 @@ def _actions(listed: str, success: bool) -> str:
 
 
 def _error_fix(f: dict[str, str]) -> str:
-    if f.get("kind") == "blocked":
+    if f.get("kind") in ("blocked", "hook"):
         return _blocked(f)
     command = _code(f["command"])
     error = f" with {_quote(f['error'])}" if f.get("error") else ""

@@ -47,7 +47,9 @@ EDIT_TOOLS = frozenset(
 )
 # Harness refusals: the call never ran, so its "error" says nothing about the project's code.
 BLOCKED = re.compile(
-    r"requires approval|requested permissions? to|haven't granted it|permission to use \w+ has been denied|"
+    r"requires approval|requested permissions? to|haven't granted it|"
+    r"permission to use \w+.{0,200}?(?:has been|was) denied|"
+    r"PreToolUse:\w+ hook|hook (?:error|blocked|denied)|blocked by (?:a |the )?\w+ hook|"
     r"doesn't want to proceed with this tool use|tool use was rejected|was blocked by (?:a |the )?(?:hook|policy)|"
     r"not allowed by (?:the )?(?:user|permission|policy)|approval (?:is )?required|rejected by (?:the )?user|"
     r"user (?:denied|declined|rejected)",
@@ -336,7 +338,8 @@ def relevant(why: str, evidence: str) -> bool:
 
 @dataclass(frozen=True)
 class Episode:
-    kind: str  # "error" (a failed command), "gate" (a commit/CI check refused it), "blocked" (approval)
+    kind: str  # "error" (a failed command), "gate" (a commit/CI check refused it), "blocked" (approval),
+    # "hook" (a project hook refused the call: its message is the project's rule)
     first: int  # index of the first failed or blocked step
     attempts: tuple[int, ...]  # the failed runs of the same goal with the same error
     end: int  # the resolving step (a success, or for kind error a run that got past this error); -1: none
@@ -496,6 +499,9 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
     return Episode("gate" if gate else "error", i, tuple(attempts), end, success, fix, why)
 
 
+_HOOK = re.compile(r"\bhook\b|PreToolUse", re.I)
+
+
 def blocked_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
     """Calls refused by the approval system or the user, and what happened next: the same call allowed
     later, another form that ran, or what the person said to do instead."""
@@ -522,9 +528,10 @@ def blocked_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episod
             break
         if j - attempts[-1] > 8:
             break
-    if len(attempts) < 2 and not user_said:
+    hook = bool(_HOOK.search(first.result[:500]))
+    if len(attempts) < 2 and not user_said and not (hook and end >= 0):
         return None  # one refusal then on with the work: no loop, nothing to pre-approve
-    return Episode("blocked", i, tuple(attempts), end, success, end, "", user_said)
+    return Episode("hook" if hook else "blocked", i, tuple(attempts), end, success, end, "", user_said)
 
 
 def episodes(steps: Sequence[Step]) -> list[Episode]:

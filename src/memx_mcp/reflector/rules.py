@@ -165,10 +165,12 @@ def _blocked_what(step: Step) -> str:
 def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
     fail = steps[ep.first]
     last = steps[ep.attempts[-1]]
-    if ep.kind == "blocked":
-        message = shorten(explanation(fail.result) or fail.result.strip().splitlines()[0], 90)
+    if ep.kind in ("blocked", "hook"):
+        lines = [ln.strip() for ln in fail.result.strip().splitlines() if ln.strip()]
+        reason = " ".join(lines[:3]) if ep.kind == "hook" else (lines[0] if lines else "")
+        message = shorten(explanation(fail.result) or reason, 200 if ep.kind == "hook" else 90)
         facts = {
-            "kind": "blocked",
+            "kind": ep.kind,
             "blocked": _blocked_what(fail),
             "message": message,
             "attempts": str(len(ep.attempts)),
@@ -179,7 +181,7 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
         if ep.end >= 0:
             other = _blocked_what(steps[ep.end])
             facts["ran_later" if other == facts["blocked"] else "instead"] = other
-        key = f"blocked:{goal_key(fail.command) if _is_exec(fail) else fail.tool}"
+        key = f"{ep.kind}:{goal_key(fail.command) if _is_exec(fail) else fail.tool}"
         return _candidate(
             "ErrorFixRule", fail, key, facts, steps, ep.first - 1, max(ep.end, ep.attempts[-1]), episode=True
         )
