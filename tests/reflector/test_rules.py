@@ -113,20 +113,15 @@ def test_a_plain_install_is_not_a_lesson_by_itself() -> None:
     assert rules_of(session(bash("npm install --save-dev happy-dom", "added 1 package"))) == []
 
 
-def test_an_install_the_code_then_uses_is_a_new_tool() -> None:
+def test_an_install_the_task_called_for_is_a_new_tool_but_a_scaffolding_install_is_not() -> None:
     text = session(
+        bash("bd show web-3", "○ web-3 · Integrate highlight.js for transcript code blocks"),
         bash("npm install highlight.js", "added 1 package"),
-        (
-            "tool",
-            (
-                "Edit",
-                {"file_path": "/p/assets/js/app.js", "old_string": "", "new_string": "import hljs from 'highlight.js'"},
-                "ok",
-                False,
-            ),
-        ),
+        ("assistant", "Now I will install next-themes for dark mode."),
+        bash("npm install next-themes", "added 1 package"),
     )
-    assert rules_of(text) == ["NewToolRule"]
+    (c,) = detect(parse_transcript(text))
+    assert c.rule == "NewToolRule" and "highlight.js" in c.facts["packages"]
 
 
 def test_a_project_specific_cli_used_often_is_a_new_tool_but_system_tools_are_not() -> None:

@@ -142,6 +142,7 @@ _SIGNAL = re.compile(
 )
 _NOT_SIGNAL = re.compile(
     r"^(?:Exit code \d+|Compiling|Generated|Running|Getting extensions|warning:|Checking \d+ source files?|"
+    r"npm warn|npm notice|WARN\b|warn\b|info\b|hint:|note:|Need to disable some ESLint rules|"
     r"Finding suitable PLTs|Checking PLT|\s*[│┃|]\s*$)"
 )
 
@@ -165,17 +166,26 @@ def _not_an_error(line: str, command: str) -> bool:
     echo = line.lstrip("$>#% ").strip()
     cmd = " ".join(command.split())
     return (
-        (bool(cmd) and (echo == cmd or (len(echo) >= 12 and echo in cmd)))
+        (bool(cmd) and (echo == cmd or (len(echo) >= 25 and " " in echo and echo in cmd)))
         or line.startswith(("$ ", "> ", "PS ", "+ "))
         or bool(_IP_ONLY.match(line))
         or is_mojibake(line)
     )
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\[\??[0-9;]{1,8}[A-Za-z](?=\S)")
+# A lint rule or a compiler's error code: "@typescript-eslint/no-explicit-any", "TS6133", "E0432".
+ERROR_CODE = re.compile(r"@[\w-]+/[\w-]+(?:/[\w-]+)?|\b(?:TS|CS|E|SC|PY|SIM|RUF)\d{3,5}\b|\berror\[E\d{4}\]")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
 def error_signature(result: str, command: str = "") -> str:
     """The line of a failed command's output that says what went wrong (with the next line when it ends
     in a colon), shortened at a word boundary; '' when no line can (echoes, addresses, garbled text)."""
-    text = result.replace("\\n", "\n")
+    text = _ANSI.sub("", result.replace("\\n", "\n"))
     lines = [ln.strip(" │┃|\t") for ln in text.splitlines() if ln.strip(" │┃|\t")]
     lines = [ln for ln in lines if not _not_an_error(ln, command)]
     at = next((i for i, ln in enumerate(lines) if _SIGNAL.search(ln) and not _NOT_SIGNAL.match(ln)), -1)
@@ -184,8 +194,11 @@ def error_signature(result: str, command: str = "") -> str:
     if at < 0:
         return ""
     pick = lines[at]
-    if pick.endswith(":") and at + 1 < len(lines):
-        pick = f"{pick} {lines[at + 1]}"
+    if (pick.endswith(":") or len(pick) < 30) and at + 1 < len(lines):
+        pick = f"{pick} {lines[at + 1]}"  # "Failed to compile." says less than the line after it
+    code = next((m.group(0) for ln in lines[at : at + 12] if (m := ERROR_CODE.search(ln))), "")
+    if code and code not in pick:
+        pick = f"{shorten(pick, 110)} ({code})"  # the rule or error code names the convention broken
     pick = re.sub(r"\s+", " ", pick)
     return shorten(pick, 140)
 
@@ -195,18 +208,26 @@ _NARRATION = re.compile(
     r"^(?:让我|我来|我先|现在|好的|好，|首先|接下来|下面|では|まず|次に|それでは)",
     re.I,
 )
+# Japanese and Chinese announce the next action at the end of the sentence ("…を作成します：").
+_NARRATION_END = re.compile(r"(?:します|しましょう|してみます|しています|ましょう|一下)\s*[:：。.]?\s*$")
 _EXPLAINS = re.compile(
     r"(?i)\b(?:needs?|must|should|because|since|expects?|requires?|missing|instead|the (?:issue|problem|cause|fix)|"
     r"is clear|isn't|doesn't|can't|cannot|has no|only|so that|otherwise)\b|→|需要|因为|原因|必要|ため|ので|"
     r"所以|导致|由于|必须|应该|问题是|问题在于|不支持|只能|因為|導致|必須|べき|せいで|原因は|しか"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
 def explanation(text: str) -> str:
     """The first sentence of an assistant message that explains rather than narrates, or ''."""
     for sentence in _SENTENCE_END.split(text.strip()):
         s = sentence.strip().strip("*").strip()
-        if 12 <= len(s) <= 260 and _EXPLAINS.search(s) and not _NARRATION.match(s) and not is_question(s):
+        if (
+            12 <= len(s) <= 260
+            and _EXPLAINS.search(s)
+            and not _NARRATION.match(s)
+            and not _NARRATION_END.search(s)
+            and not is_question(s)
+        ):
             return s.rstrip(":")
     return ""

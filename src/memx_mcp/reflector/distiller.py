@@ -54,6 +54,12 @@ def _actions(listed: str, success: bool) -> str:
 def _error_fix(f: dict[str, str]) -> str:
     if f.get("kind") in ("blocked", "hook"):
         return _blocked(f)
+    if f.get("kind") == "stall":
+        tried = f" (also tried {_code(f['tried'], 120)})" if f.get("tried") else ""
+        return (
+            f"{_code(f['command'])} stops at the interactive prompt {_quote(f['error'])} in the agent's shell, "
+            f"{f['attempts']} attempts{tried}: it never got past it in this session."
+        )
     command = _code(f["command"])
     error = f" with {_quote(f['error'])}" if f.get("error") else ""
     attempts = int(f.get("attempts", "1"))

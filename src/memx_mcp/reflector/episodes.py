@@ -18,11 +18,11 @@ from pathlib import PurePosixPath, PureWindowsPath
 from .commands import (
     INSTALL,
     clean_command,
-    command_key,
     error_signature,
     explanation,
     is_question,
     segments,
+    strip_ansi,
     words_of,
 )
 from .transcript import Step
@@ -90,7 +90,7 @@ _DIAG_SUB = {
         "check-ignore",
     },
     "systemctl": {"status", "is-active", "is-enabled", "list-units", "show", "cat"},
-    "docker": {"ps", "logs", "images", "inspect", "info", "version"},
+    "docker": {"ps", "logs", "images", "inspect", "info", "version", "config", "ls", "top", "port", "events"},
     "kubectl": {"get", "describe", "logs", "explain", "version"},
     "npm": {"ls", "list", "view", "info", "outdated", "config", "why", "doctor", "search"},
     "pip": {"show", "list", "freeze", "check", "index", "search"},
@@ -127,7 +127,26 @@ _STATE_SUB = {
         "update-index",
     },
     "systemctl": {"restart", "start", "stop", "enable", "disable", "reload", "daemon-reload", "mask", "unmask"},
-    "docker": {"restart", "start", "stop", "rm", "build", "pull", "compose", "run", "system", "volume", "network"},
+    "docker": {
+        "restart",
+        "start",
+        "stop",
+        "rm",
+        "build",
+        "pull",
+        "run",
+        "up",
+        "down",
+        "create",
+        "commit",
+        "connect",
+        "disconnect",
+        "prune",
+        "tag",
+        "push",
+        "cp",
+        "kill",
+    },
     "npm": {"ci", "install", "i", "uninstall", "rebuild", "link", "cache", "dedupe", "prune", "update"},
     "mix": {"deps.get", "deps.update", "deps.clean", "deps.compile", "ecto.migrate", "ecto.reset", "ecto.create"},
     "bundle": {"install", "update"},
@@ -153,8 +172,13 @@ _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # was 0: ``pytest | tail`` that printed "3 failed" is not an observed success.
 _LOOKS_FAILED = re.compile(
     r"(?m)^(?:FAILED\b|FAIL\b|ERROR\b|Error:|error(?:\[\w+\])?:|fatal:|npm ERR!|Traceback \(most recent)|"
-    r"\b\d+ (?:failed|errors?)\b(?!.*\b0 failed)|command not found|No such file or directory"
+    r"\b\d+ (?:failed|errors?)\b(?!.*\b0 failed)|command not found|No such file or directory|"
+    r"failed to solve|Build failed|BUILD FAILED|Failed to compile|\berror TS\d{4}\b|"
+    r"HTTP/[\d.]+ [45]\d\d\b|\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b"
 )
+_HTTP_CODES = re.compile(r"^(?:\s*[45]\d\d\b\s*)+$")
+# An interactive prompt waiting for an answer that will never come in an agent's shell.
+_PROMPT = re.compile(r"\?.{0,120}›|\((?:y/N|Y/n|yes/no)\)|\[(?:y/N|Y/n)\]|Press (?:any key|Enter|RETURN)", re.I)
 _NO_FAILURE = re.compile(r"\b0 (?:failed|errors?)\b|\bno errors?\b", re.I)
 
 
@@ -211,13 +235,52 @@ def core_words(command: str) -> list[str]:
     return words
 
 
+_VALUED_FLAGS = frozenset({"-p", "-f", "-n", "-c", "-C", "--project-name", "--file", "--namespace", "--context"})
+_TWO_LEVEL = {
+    "docker": {"compose", "container", "image", "network", "volume", "system", "buildx"},
+    "docker-compose": set(),
+    "gh": {"pr", "issue", "run", "repo", "release", "workflow"},
+    "kubectl": {"rollout", "config"},
+    "git": {"remote", "stash", "submodule", "worktree"},
+}
+
+
 def goal_key(command: str) -> str:
-    """What a command is for, however it is formed: its program and first sub-command."""
+    """What a command is for, however it is formed: its program and first sub-command (two levels for
+    ``docker compose up``, ``gh pr create``, ``git remote set-url``)."""
     words = core_words(command)
     if not words:
         return ""
+    if words[0] in ("curl", "wget", "http", "xh"):
+        url = next((w for w in words[1:] if re.match(r"https?://", w)), "")
+        return f"{words[0]} {url.split('?')[0].rstrip('/')}".strip()  # each address is its own goal
+    if words[0] in _TWO_LEVEL:
+        rest, skip = [], False
+        for w in words[1:]:
+            if skip:
+                skip = False
+            elif w in _VALUED_FLAGS:
+                skip = True
+            elif not w.startswith("-"):
+                rest.append(w)
+        if rest and (rest[0] in _TWO_LEVEL[words[0]] or words[0] == "docker-compose"):
+            return " ".join([words[0], *rest[:2]]) if words[0] != "docker-compose" else f"docker compose {rest[0]}"
+    if words[0] in _INTERPRETERS:  # `node assets/build.js` and `node build.js` run the same script
+        script = next((w for w in words[1:] if not w.startswith("-")), "")
+        return f"{words[0]} {PurePosixPath(script.replace(chr(92), '/')).name}".strip()
+    if words[0] not in _SUBCOMMAND_CLIS:
+        sub = words[1] if len(words) > 1 and words[1] in _COMMON_VERBS else ""
+        return f"{words[0]} {sub}".strip()
     sub = next((w for w in words[1:3] if re.fullmatch(r"[a-z][\w:.-]*", w) and "/" not in w and "." not in w), "")
     return f"{words[0]} {sub}".strip()
+
+
+_INTERPRETERS = frozenset({"python", "node", "ruby", "perl", "php", "deno", "bash", "sh", "zsh", "lua", "Rscript"})
+# Sub-commands that name a goal even for a CLI this module does not know (`bd ready`, `tool build`).
+_COMMON_VERBS = frozenset(
+    """build test run start stop restart deploy install init create update upgrade sync push pull lint check format
+    fmt serve dev release publish migrate generate clean show list close ready login logout status""".split()
+)
 
 
 _FORMAT_SUBS = frozenset({"format", "fmt", "autofix", "fix"})
@@ -238,6 +301,8 @@ def _segment_kind(segment: str) -> str:
         return "diagnostic"
     prog = words[0]
     sub = next((w for w in words[1:] if not w.startswith("-")), "")
+    if prog in _TWO_LEVEL:
+        sub = goal_key(segment).split()[-1]  # `docker compose -p x ps`: the verb is `ps`
     if prog in ("npm", "pnpm", "yarn", "bun") and sub == "run":
         sub = next((w for w in words[2:] if not w.startswith("-")), "")
     if {"restart", "reload", "force-reload"} & set(words[1:3]):
@@ -292,12 +357,32 @@ def is_usage_noise(step: Step) -> bool:
     return bool(_USAGE_NOISE.search(step.result[:300]))
 
 
+def stalled(step: Step) -> str:
+    """The interactive prompt a command stopped at (its output ends there), or ''."""
+    lines = [ln.strip() for ln in strip_ansi(step.result[-600:]).splitlines() if ln.strip()]
+    last = lines[-1] if lines else ""
+    return last if _PROMPT.search(last) and "✔" not in last else ""
+
+
 def succeeded(step: Step) -> bool:
-    """An observed success: no error flag, and no failure printed by a command whose exit code hid it."""
-    if step.is_error:
+    """An observed success: no error flag, no failure printed by a command whose exit code hid it (a
+    pipe's last stage, curl printing 504), not stopped at an interactive prompt."""
+    if step.is_error or stalled(step):
         return False
     head = step.result[:3000]
+    if "curl" in step.command and _HTTP_CODES.match(head.strip() or "200"):
+        return False
     return not (_LOOKS_FAILED.search(head) and not _NO_FAILURE.search(head))
+
+
+def hidden_failure(step: Step) -> bool:
+    """A run that failed although its exit code says 0: ``build | tail`` printing "failed to solve",
+    ``curl -w %{http_code}`` printing 504, a prompt nobody answers. Only for commands that do something
+    (a ``grep error log`` that prints errors has not failed)."""
+    if step.is_error or not is_exec(step) or (action_kind(step.command) == "diagnostic" and "curl" not in step.command):
+        return False
+    masked = "|" in step.command or "curl" in step.command or bool(stalled(step))
+    return masked and not succeeded(step)
 
 
 def workdir(command: str) -> str:
@@ -305,7 +390,7 @@ def workdir(command: str) -> str:
     return m.group(1).strip("\"'") if m else ""
 
 
-_TOKEN = re.compile(r"[A-Za-z_][\w.:/-]{2,}|[\u4e00-\u9fff\u3040-\u30ff]{2,}")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{2,}|[\u4e00-\u9fff\u3040-\u30ff]{2,}")
 _STOP = frozenset(
     """the and for that this with from into not but are was were has have had been can cannot could should would
     will just now then than when what which where there here its it's our your you they them need needs needed
@@ -367,10 +452,7 @@ def main_goal(command: str) -> str:
 
 def _same_goal(fail: Step, other: Step) -> bool:
     a = main_goal(fail.command)
-    return bool(a) and (
-        a in {goal_key(seg) for seg in segments(other.command)}
-        or command_key(fail.command) == command_key(other.command)
-    )
+    return bool(a) and a in {goal_key(seg) for seg in segments(other.command)}
 
 
 _SUBCOMMAND_CLIS = frozenset(
@@ -400,14 +482,25 @@ def _same_targets(fail: Step, other: Step) -> bool:
     return bool(targets) and any(t in other.command for t in targets)
 
 
+def _urls(command: str) -> set[str]:
+    return {u.rstrip("/\"'") for u in re.findall(r"https?://[^\s\"']+", command)}
+
+
 def _related_form(fail: Step, other: Step) -> bool:
     """Another spelling of the failed command: the same program (after wrappers and paths) on the same
     targets, a per-package run of a root-level command, or an env var in front."""
     a, b = core_words(fail.command), core_words(other.command)
-    if not a or not b or a[0] != b[0] or action_kind(other.command) == "state":
+    if not a or not b or a[0] != b[0]:
+        return False
+    targets = {w for w in a[1:] if not w.startswith("-") and len(w) >= 4} & {w for w in b[1:] if len(w) >= 4}
+    if a[0] in _TWO_LEVEL and targets - set(_TWO_LEVEL[a[0]]) - {"compose"}:
+        return True  # `docker compose restart web` failed, `docker compose up -d --build web` brought it up
+    if action_kind(other.command) == "state":
         return False  # an install or a config write is an action towards the goal, not the goal
-    if a[0] in _SUBCOMMAND_CLIS and _sub(a) != _sub(b):
+    if a[0] in _SUBCOMMAND_CLIS and (_sub(a) != _sub(b) or goal_key(fail.command) != goal_key(other.command)):
         return False  # `npm install` is not another form of `npm test`
+    if a[0] in ("curl", "wget", "http"):
+        return bool(_urls(fail.command) & _urls(other.command))  # another request is another goal
     rest_a = {w for w in a[1:] if not w.startswith("-")}
     rest_b = {w for w in b[1:] if not w.startswith("-")}
     return not rest_a or not rest_b or bool(rest_a & rest_b) or rest_a <= rest_b or len(a) <= 2
@@ -458,32 +551,43 @@ def _credit(steps: Sequence[Step], after: int, end: int) -> int:
     return fallback
 
 
+def _signature(step: Step) -> str:
+    prompt = stalled(step)
+    return f"stops at the interactive prompt {prompt}" if prompt else error_signature(step.result, step.command)
+
+
 def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
     fail = steps[i]
-    signature = error_signature(fail.result, fail.command)
+    prompt = stalled(fail)
+    signature = f"stops at the interactive prompt {prompt}" if prompt else error_signature(fail.result, fail.command)
     missing = bool(_MISSING_TOOL.search(fail.result[:600]))
     attempts = [i]
-    end, success = -1, False
+    end, success, via_form = -1, False, False
     for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
         s = steps[j]
         if not is_exec(s) or is_blocked(s):
             continue
         if _same_goal(fail, s):
-            if not succeeded(s) and error_signature(s.result, s.command) == signature:
+            if succeeded(s) and action_kind(s.command) == "diagnostic" and action_kind(fail.command) != "diagnostic":
+                continue  # looking at the state (`docker compose ps`) is not reaching the goal
+            if not succeeded(s) and _signature(s) == signature:
                 attempts.append(j)
                 consumed.add(j)
                 continue
             end, success = j, succeeded(s)
             break
         if succeeded(s) and action_kind(s.command) != "diagnostic" and _related_form(fail, s):
-            end, success = j, True
+            end, success, via_form = j, True, True
             break
         if missing and succeeded(s) and _same_targets(fail, s):
-            end, success = j, True  # `jq . a.jsonl` not installed → `python3 -c … a.jsonl` did the job
+            end, success, via_form = j, True, True  # `jq . a.jsonl` not installed → `python3 -c … a.jsonl` did the job
             break
+    if end < 0 and prompt and len(attempts) >= 2:
+        return Episode("stall", i, tuple(attempts), -1, False, -1, "")
     if end < 0 or not signature:
         return None
-    fix = _credit(steps, attempts[-1], end)
+    # another form of the command that reached the goal is the fix itself, not what ran before it
+    fix = end if via_form else _credit(steps, attempts[-1], end)
     resolved = steps[end]
     differs = clean_command(resolved.command) != clean_command(fail.command) or workdir(resolved.command) != workdir(
         fail.command
@@ -538,7 +642,7 @@ def episodes(steps: Sequence[Step]) -> list[Episode]:
     found: list[Episode] = []
     consumed: set[int] = set()
     for i, s in enumerate(steps):
-        if i in consumed or s.role != "tool" or not s.is_error:
+        if i in consumed or s.role != "tool" or not (s.is_error or hidden_failure(s)):
             continue
         if is_blocked(s):
             ep = blocked_episode(steps, i, consumed)
@@ -546,6 +650,6 @@ def episodes(steps: Sequence[Step]) -> list[Episode]:
             ep = error_episode(steps, i, consumed)
         else:
             continue
-        if ep is not None:
-            found.append(ep)
+        if ep is not None and not any(e.end == ep.end >= 0 and e.kind == ep.kind for e in found):
+            found.append(ep)  # two failures resolved by the same run are one lesson, told from the first
     return found

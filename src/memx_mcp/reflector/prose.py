@@ -68,6 +68,17 @@ def _first(pattern: re.Pattern[str], text: str) -> str:
     return ""
 
 
+_ANCHOR = re.compile(
+    r"`[^`]+`|[\w.-]+\.[A-Za-z]{1,5}\b|\b[A-Za-z_]+[A-Z_]\w*\b|\b\w+(?:Error|Exception)\b|--?\w[\w-]+|/\w+"
+)
+
+
+def _concrete(sentence: str) -> bool:
+    """A fix sentence names something (a command, a file, an identifier, an error class) or says enough:
+    "fixed the linter errors" alone teaches nothing."""
+    return bool(_ANCHOR.search(sentence)) or len(sentence) >= 60
+
+
 def _steps_for_prose(t: Transcript) -> list[Step]:
     if t.format == "claude-code":  # the assistant's narration there is covered by the structural rules
         return [s for s in t.steps if s.role == "user"]
@@ -92,7 +103,7 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
         if retry and story:
             add("RetrySuccessRule", step, retry.group(0)[:80], {"story": story})
             continue
-        fixes = [s for s in _statements(text) if _FIX.search(s) and _ERROR.search(s)]
+        fixes = [s for s in _statements(text) if _FIX.search(s) and _ERROR.search(s) and _concrete(s)]
         for sentence in fixes[:8]:  # a summary may list several errors with their fixes
             add("ErrorFixRule", step, sentence[:80], {"error": "", "fix": shorten(sentence, 300)})
         if fixes:

@@ -16,17 +16,28 @@ from pathlib import PurePosixPath
 
 from .commands import (
     COMMON_CLIS,
+    ERROR_CODE,
     INSTALL,
     clean_command,
     command_key,
-    error_signature,
     explanation,
     first_segment,
     is_routine,
     program,
     shorten,
 )
-from .episodes import Episode, action_kind, edited_file, episodes, goal_key, is_edit, relevant, workdir
+from .episodes import (
+    Episode,
+    _signature,
+    action_kind,
+    edited_file,
+    episodes,
+    goal_key,
+    is_edit,
+    relevant,
+    stalled,
+    workdir,
+)
 from .transcript import Step, Transcript
 
 CONFIDENCE = {
@@ -185,8 +196,15 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
         return _candidate(
             "ErrorFixRule", fail, key, facts, steps, ep.first - 1, max(ep.end, ep.attempts[-1]), episode=True
         )
+    if ep.kind == "stall":
+        facts = {"kind": "stall", "command": clean_command(fail.command), "error": stalled(fail)}
+        facts["attempts"] = str(len(ep.attempts))
+        tried = [clean_command(steps[a].command) for a in ep.attempts[1:]]
+        facts["tried"] = next((t for t in tried if t != facts["command"]), "")
+        key = f"stall:{goal_key(fail.command)}"
+        return _candidate("RetrySuccessRule", fail, key, facts, steps, ep.first - 1, ep.attempts[-1], episode=True)
     resolved = steps[ep.end]
-    signature = error_signature(fail.result, fail.command)
+    signature = _signature(fail)
     facts = {
         "kind": ep.kind,
         "command": clean_command(fail.command),
@@ -209,7 +227,8 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
             actions = _actions(steps, last.index, ep.fix)
             edits_only = all(kind == "edit" for kind, _ in actions)
             files = [what for kind, what in actions if kind == "edit"]
-            if edits_only and not ep.why and not any(_CONFIG_FILE.search(f) for f in files):
+            gate_code = bool(ERROR_CODE.search(signature))  # a lint rule or compiler code: the convention
+            if edits_only and not ep.why and not gate_code and not any(_CONFIG_FILE.search(f) for f in files):
                 return None  # "fixed by an edit of app.py" without what or why teaches nothing
             facts["fix_kind"] = "actions"
             facts["fix_what"] = "\n".join(f"{kind}:{what}" for kind, what in actions)
@@ -274,21 +293,23 @@ def config_changes(t: Transcript) -> list[Candidate]:
     return found
 
 
-def _used_later(steps: Sequence[Step], after: int, packages: list[str]) -> bool:
-    """The project's code uses a package installed at ``after``: its name appears in a later edit."""
-    names = [p.split("@")[0] if not p.startswith("@") else "@" + p[1:].split("@")[0] for p in packages]
-    names = [n.split("==")[0].split(">=")[0].lower() for n in names if len(n) >= 3]
-    for s in steps[after + 1 :]:
-        if is_edit(s) and not s.is_error:
-            body = " ".join(str(v) for k, v in s.tool_input.items() if k != "file_path").lower()
-            if any(n in body for n in names):
-                return True
-    return False
+def _asked_for(steps: Sequence[Step], at: int, packages: list[str], window: int = 12) -> str:
+    """The line of the task that called for a package installed at ``at`` (the person's request or the
+    issue being worked on names it): that makes the install a project decision, not routine."""
+    names = [p.lstrip("@").split("@")[0].split("==")[0].lower() for p in packages]
+    names = [n for n in names if len(n) >= 4]
+    for s in reversed(steps[max(0, at - window) : at]):
+        text = s.text if s.role == "user" else s.result if _is_exec(s) and not is_routine(s.command) else ""
+        for line in text.splitlines():
+            low = line.lower()
+            if any(n in low for n in names) and not INSTALL.search(line) and 8 <= len(line.strip()) <= 300:
+                return line.strip(" ·○●*#-\t")
+    return ""
 
 
 def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate]:
-    """NewTool: an install the session explains or the code then uses (a plain install is not a lesson
-    by itself; one that fixed an error is told by its episode), or a project-specific CLI used often."""
+    """NewTool: an install the session explains or the task called for (a plain install is not a lesson by
+    itself; one that fixed an error is told by its episode), or a project-specific CLI used often."""
     found: list[Candidate] = []
     uses: dict[str, list[Step]] = defaultdict(list)
     for s in t.steps:
@@ -301,7 +322,8 @@ def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate
             if packages and s.index not in (credited or set()):
                 why = _why_before(t.steps, s.index)
                 why = why if relevant(why, " ".join(packages)) else ""
-                if why or _used_later(t.steps, s.index, packages):
+                why = why or _asked_for(t.steps, s.index, packages)
+                if why:
                     facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": why}
                     found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
             continue
