@@ -227,3 +227,58 @@ def test_a_hook_that_blocks_a_command_states_the_projects_rule() -> None:
     )
     assert b.startswith("A hook in this project blocks `python manage.py test`")
     assert "Use `uv run python` instead" in b.replace("'", "`") and "`uv run python manage.py test` ran instead" in b
+
+
+def test_a_failure_hidden_by_a_pipe_opens_an_episode() -> None:
+    (b,) = bullets(
+        bash("docker compose build web 2>&1 | tail -5", "ERROR: failed to solve: process 'npm ci' did not complete"),
+        ("assistant", "The lockfile is out of date with package.json, so npm ci refuses to install."),
+        bash("npm install --package-lock-only"),
+        bash("docker compose build web 2>&1 | tail -5", "#12 DONE 3.1s\nnaming to docker.io/library/web done"),
+    )
+    assert "failed to solve" in b and "running `npm install --package-lock-only`" in b and "it succeeded" in b
+
+
+def test_curl_printing_an_http_error_code_is_a_failure_not_a_success() -> None:
+    found = bullets(
+        bash('curl -s -o /dev/null -w "%{http_code}" https://app.example.com/health', "504"),
+        bash("docker network connect web_net proxy", "ok"),
+        bash('curl -s -o /dev/null -w "%{http_code}" https://app.example.com/health', "502"),
+    )
+    assert not any("succeeded" in b or "worked" in b for b in found)
+
+
+def test_a_command_that_stops_at_an_interactive_prompt_twice_is_a_lesson() -> None:
+    prompt = "\x1b[36m?\x1b[39m Would you like to use React Compiler? › No / Yes"
+    (b,) = bullets(
+        bash("npx create-next-app@latest . --typescript", prompt),
+        bash("printf 'n\\n' | npx create-next-app@latest . --typescript", prompt),
+    )
+    assert "stops at the interactive prompt" in b and "React Compiler" in b and "never got past it" in b
+
+
+def test_a_docker_compose_service_brought_up_differently_is_the_fix() -> None:
+    (b,) = bullets(
+        bash("docker compose -p geox restart geox_server", "no such service: geox_server", True),
+        bash("docker compose -p geox ps", "NAME IMAGE"),
+        bash("git pull origin main", "Already up to date."),
+        bash("docker compose -p geox up -d --build geox_server", "Container geox_server Started"),
+    )
+    assert "`docker compose -p geox up -d --build geox_server` worked" in b
+    assert "git pull" not in b and "compose -p geox ps" not in b
+
+
+def test_a_lint_rule_in_the_output_makes_an_edit_fix_a_convention() -> None:
+    out = "Failed to compile.\n./app/layout.tsx\n26:43  Error: Unexpected any.  @typescript-eslint/no-explicit-any"
+    (b,) = bullets(bash("npm run build", out, True), edit("/p/app/layout.tsx"), bash("npm run build", "Compiled"))
+    assert "@typescript-eslint/no-explicit-any" in b and "after editing layout.tsx, it succeeded" in b
+
+
+def test_an_announcement_of_the_next_step_is_not_an_explanation() -> None:
+    (b,) = bullets(
+        bash("npx create-next-app .", "The directory portfolio contains files that could conflict:\n  README.md", True),
+        ("assistant", "README.mdは簡単な見出しだけなので、一時的に移動してNext.jsプロジェクトを作成します："),
+        bash("mv README.md README.md.bak"),
+        bash("npx create-next-app .", "Success! Created portfolio"),
+    )
+    assert "作成します" not in b and "running `mv README.md README.md.bak`" in b and "README.md" in b

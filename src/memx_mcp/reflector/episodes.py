@@ -189,6 +189,7 @@ def _base(word: str) -> str:
     return name.lower()
 
 
+_FEEDERS = frozenset({"printf", "echo", "yes", "cat", "type"})
 _SHELLS = frozenset({"powershell", "pwsh", "cmd", "bash", "sh", "zsh", "wsl"})
 _SHELL_RUN = frozenset({"-command", "-c", "/c", "/k", "-lc", "-ic", "--", "-e"})
 _SSH_VALUED = frozenset({"-p", "-i", "-o", "-l", "-F", "-J", "-b", "-c", "-E", "-L", "-R", "-D", "-W", "-S"})
@@ -209,7 +210,12 @@ def _after_host(args: list[str]) -> list[str]:
 def core_words(command: str) -> list[str]:
     """The first segment's words with env assignments, wrappers, runners and interpreter paths taken off:
     ``SKIP=lint .venv/bin/python -m pytest -x`` → ``['pytest', '-x']``."""
-    words = words_of(segments(command)[0]) if command.strip() else []
+    first = segments(command)[0] if command.strip() else ""
+    stages = [p for p in re.split(r"\s+\|\s+", first) if p.strip()]
+    # `printf 'n\n' | npx create-next-app`: the feeder is not the goal, the stage it feeds is
+    while len(stages) > 1 and _base(stages[0].split()[0]) in _FEEDERS:
+        stages = stages[1:]
+    words = words_of(stages[0]) if stages else []
     for _ in range(8):
         if not words:
             break
