@@ -493,20 +493,34 @@ def _urls(command: str) -> set[str]:
 
 
 def _related_form(fail: Step, other: Step) -> bool:
-    """Another spelling of the failed command: the same program (after wrappers and paths) on the same
-    targets, a per-package run of a root-level command, or an env var in front."""
-    a, b = core_words(fail.command), core_words(other.command)
+    """Another spelling of the failed command (its goal in a chain: ``git checkout main && git pull``
+    is a pull): the same program (after wrappers and paths) on the same targets, a per-package run of a
+    root-level command, or an env var in front."""
+    if action_kind(other.command) == "diagnostic":
+        return False
+    main = main_segment(fail.command)
+    return any(_related_segment(main, seg) for seg in segments(other.command))
+
+
+def main_segment(command: str) -> str:
+    segs = segments(command)
+    doing = [seg for seg in segs if _segment_kind(seg) != "diagnostic"]
+    return (doing or segs)[-1]
+
+
+def _related_segment(fail: str, other: str) -> bool:
+    a, b = core_words(fail), core_words(other)
     if not a or not b or a[0] != b[0]:
         return False
     targets = {w for w in a[1:] if not w.startswith("-") and len(w) >= 4} & {w for w in b[1:] if len(w) >= 4}
     if a[0] in _TWO_LEVEL and targets - set(_TWO_LEVEL[a[0]]) - {"compose"}:
         return True  # `docker compose restart web` failed, `docker compose up -d --build web` brought it up
-    if action_kind(other.command) == "state":
+    if _segment_kind(other) == "state":
         return False  # an install or a config write is an action towards the goal, not the goal
-    if a[0] in _SUBCOMMAND_CLIS and (_sub(a) != _sub(b) or goal_key(fail.command) != goal_key(other.command)):
+    if a[0] in _SUBCOMMAND_CLIS and (_sub(a) != _sub(b) or goal_key(fail) != goal_key(other)):
         return False  # `npm install` is not another form of `npm test`
     if a[0] in ("curl", "wget", "http"):
-        return bool(_urls(fail.command) & _urls(other.command))  # another request is another goal
+        return bool(_urls(fail) & _urls(other))  # another request is another goal
     rest_a = {w for w in a[1:] if not w.startswith("-")}
     rest_b = {w for w in b[1:] if not w.startswith("-")}
     return not rest_a or not rest_b or bool(rest_a & rest_b) or rest_a <= rest_b or len(a) <= 2
@@ -557,15 +571,25 @@ def _credit(steps: Sequence[Step], after: int, end: int) -> int:
     return fallback
 
 
+def same_error(a: str, b: str) -> bool:
+    """Two runs failed the same way: the same start of the message (the file it names may differ:
+    "could conflict: README.md", then "…: README.md.bak"), or both stopped at a prompt."""
+
+    def key(x: str) -> str:
+        return re.sub(r"\d+", "", x.lower())[:40]
+
+    return key(a) == key(b)
+
+
 def _signature(step: Step) -> str:
     prompt = stalled(step)
-    return f"stops at the interactive prompt {prompt}" if prompt else error_signature(step.result, step.command)
+    return "stops at an interactive prompt" if prompt else error_signature(step.result, step.command)
 
 
 def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
     fail = steps[i]
     prompt = stalled(fail)
-    signature = f"stops at the interactive prompt {prompt}" if prompt else error_signature(fail.result, fail.command)
+    signature = _signature(fail)
     missing = bool(_MISSING_TOOL.search(fail.result[:600]))
     attempts = [i]
     end, success, via_form = -1, False, False
@@ -576,7 +600,7 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
         if _same_goal(fail, s):
             if succeeded(s) and action_kind(s.command) == "diagnostic" and action_kind(fail.command) != "diagnostic":
                 continue  # looking at the state (`docker compose ps`) is not reaching the goal
-            if not succeeded(s) and _signature(s) == signature:
+            if not succeeded(s) and same_error(_signature(s), signature):
                 attempts.append(j)
                 consumed.add(j)
                 continue
