@@ -282,3 +282,31 @@ def test_an_announcement_of_the_next_step_is_not_an_explanation() -> None:
         bash("npx create-next-app .", "Success! Created portfolio"),
     )
     assert "作成します" not in b and "running `mv README.md README.md.bak`" in b and "README.md" in b
+
+
+def test_a_problem_the_user_reported_and_then_confirmed_fixed_is_an_episode() -> None:
+    toggle = {
+        "file_path": "/p/src/lib/ThemeToggle.svelte",
+        "old_string": "document.body.classList.add('dark')",
+        "new_string": "document.documentElement.classList.add('dark')",
+    }
+    (b,) = bullets(
+        ("user", "ダークモードの切り替えボタンが動作しないです。"),
+        ("assistant", "CSS変数は:rootに定義されているため、darkクラスはhtml要素に付ける必要があります。"),
+        ("tool", ("Edit", toggle, "ok", False)),
+        ("user", "解決しました。ありがとうございます"),
+    )
+    assert "`document.body.classList.add` → `document.documentElement.classList.add`" in b and "ThemeToggle" in b
+    assert "解決しました" in b and ":root" in b
+
+
+def test_a_complaint_never_confirmed_fixed_is_not_an_episode() -> None:
+    edit_args = {"file_path": "/p/app.js", "old_string": "a", "new_string": "b"}
+    assert (
+        bullets(
+            ("user", "the save button doesn't work"),
+            ("tool", ("Edit", edit_args, "ok", False)),
+            ("user", "is it fixed now?"),
+        )
+        == []
+    )

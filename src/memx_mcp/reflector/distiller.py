@@ -21,7 +21,7 @@ def _quote(text: str) -> str:
 
 
 def _why(f: dict[str, str]) -> str:
-    return shorten(f["why"], 220).rstrip(".:;") if f.get("why") else ""
+    return shorten(f["why"], 220).rstrip(".:;。：") if f.get("why") else ""
 
 
 def _blocked(f: dict[str, str]) -> str:
@@ -54,6 +54,11 @@ def _actions(listed: str, success: bool) -> str:
 def _error_fix(f: dict[str, str]) -> str:
     if f.get("kind") in ("blocked", "hook"):
         return _blocked(f)
+    if f.get("kind") == "reported":
+        why = f" {shorten(_why(f), 150).rstrip('.:;。：')};" if f.get("why") else ""
+        what = f"changed {f['changes']}" if f.get("changes") else f"edited {f['files']}"
+        confirmed = _quote(f["confirmed"])
+        return f"When the user reported {_quote(f['complaint'])}:{why} {what}; then the user confirmed: {confirmed}."
     if f.get("kind") == "stall":
         tried = f" (also tried {_code(f['tried'], 120)})" if f.get("tried") else ""
         return (

@@ -30,11 +30,13 @@ from .episodes import (
     Episode,
     _signature,
     action_kind,
+    edit_change,
     edited_file,
     episodes,
     goal_key,
     is_edit,
     relevant,
+    reported_episodes,
     stalled,
     workdir,
 )
@@ -196,6 +198,26 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
         return _candidate(
             "ErrorFixRule", fail, key, facts, steps, ep.first - 1, max(ep.end, ep.attempts[-1]), episode=True
         )
+    if ep.kind == "reported":
+        changes: list[str] = []
+        for e in dict.fromkeys(reversed(ep.edits)):
+            name = edited_file(steps[e])
+            change = edit_change(steps[e])
+            if change and not any(c.startswith(name) for c in changes):
+                changes.append(f"{name} ({change})")
+        files = list(dict.fromkeys(edited_file(steps[e]) for e in ep.edits))
+        facts = {
+            "kind": "reported",
+            "complaint": shorten(" ".join(steps[ep.attempts[-1]].text.split()), 140),
+            "why": ep.why,
+            "changes": "; ".join(changes[:2]),
+            "files": ", ".join(files[-3:]),
+            "confirmed": shorten(" ".join(ep.user_said.split()), 60),
+        }
+        if not ep.why and not changes:
+            return None
+        key = f"reported:{facts['files']}"
+        return _candidate("ErrorFixRule", fail, key, facts, steps, ep.first, ep.end, episode=True)
     if ep.kind == "stall":
         facts = {"kind": "stall", "command": clean_command(fail.command), "error": stalled(fail)}
         facts["attempts"] = str(len(ep.attempts))
@@ -242,7 +264,7 @@ def error_episodes(t: Transcript) -> list[Candidate]:
     """ErrorFix and RetrySuccess from episodes: a failure, the actions, the first observed success; and
     approval blocks with their way out."""
     found = []
-    for ep in episodes(t.steps):
+    for ep in [*episodes(t.steps), *reported_episodes(t.steps)]:
         c = _episode_candidate(t.steps, ep)
         if c is not None:
             found.append(c)
