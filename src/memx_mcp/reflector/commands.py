@@ -47,10 +47,21 @@ INSTALL = re.compile(
 _PATHS = re.compile(r"(?:\s+(?!-)[\w./@-]*[/.][\w./@-]*){3,}")
 
 
+def first_line(command: str) -> str:
+    """The command's first line, with its backslash continuations joined (never half a command)."""
+    out = ""
+    for line in command.strip().splitlines():
+        out = f"{out} {line.strip()}" if out else line.strip()
+        if not out.endswith("\\"):
+            break
+        out = out[:-1].rstrip()
+    return out
+
+
 def clean_command(command: str) -> str:
     """The command as a person would retype it: no ``cd … &&`` prefix, redirects, trailing pagers,
     here-doc bodies or long lists of paths, first line only."""
-    first = command.strip().splitlines()[0] if command.strip() else ""
+    first = first_line(command)
     first = _HEREDOC.sub("…", first)
     first = _CD_PREFIX.sub("", first)
     first = _REDIRECTS.sub("", first)
@@ -66,7 +77,7 @@ def first_segment(command: str) -> str:
 
 def segments(command: str) -> list[str]:
     """The commands of a ``;`` / ``&&`` / ``||`` chain (first line, ``cd`` prefix kept out), at least one."""
-    first = command.strip().splitlines()[0] if command.strip() else ""
+    first = first_line(command)
     first = _CD_PREFIX.sub("", _HEREDOC.sub("", first))
     parts = [p.strip() for p in re.split(r"\s*(?:;|&&|\|\|)\s*", first) if p.strip()]
     return parts or [""]

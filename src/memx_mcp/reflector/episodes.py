@@ -125,6 +125,8 @@ _STATE_SUB = {
         "rm",
         "mv",
         "update-index",
+        "set-url",
+        "rename",
     },
     "systemctl": {"restart", "start", "stop", "enable", "disable", "reload", "daemon-reload", "mask", "unmask"},
     "docker": {
@@ -275,7 +277,14 @@ def goal_key(command: str) -> str:
         script = next((w for w in words[1:] if not w.startswith("-")), "")
         return f"{words[0]} {PurePosixPath(script.replace(chr(92), '/')).name}".strip()
     if words[0] not in _SUBCOMMAND_CLIS:
-        sub = words[1] if len(words) > 1 and words[1] in _COMMON_VERBS else ""
+        leading = []
+        for w in words[1:3]:
+            if not re.fullmatch(r"[a-z][a-z-]{1,14}", w):
+                break
+            leading.append(w)
+        if len(leading) == 2 and leading[0] not in _COMMON_VERBS:  # `minsky session start`: sub-commands
+            return " ".join([words[0], *leading])
+        sub = leading[0] if leading and leading[0] in _COMMON_VERBS else ""
         return f"{words[0]} {sub}".strip()
     sub = next((w for w in words[1:3] if re.fullmatch(r"[a-z][\w:.-]*", w) and "/" not in w and "." not in w), "")
     return f"{words[0]} {sub}".strip()
@@ -289,6 +298,9 @@ _COMMON_VERBS = frozenset(
 )
 
 
+_LOOK_VERBS = frozenset(
+    {"list", "ls", "show", "status", "info", "get", "view", "describe", "inspect", "logs", "search"}
+)
 _FORMAT_SUBS = frozenset({"format", "fmt", "autofix", "fix"})
 _FORMAT_PROGS = frozenset({"black", "isort", "gofmt", "rustfmt", "autopep8", "yapf", "clang-format", "shfmt"})
 _FIX_FLAGS = frozenset({"--fix", "--write", "-w", "--in-place", "--apply"})
@@ -306,6 +318,8 @@ def _segment_kind(segment: str) -> str:
     if not words:
         return "diagnostic"
     prog = words[0]
+    if prog == "ssh":
+        return "diagnostic"  # `ssh -T git@github.com` checks a login; a remote command was unwrapped above
     sub = next((w for w in words[1:] if not w.startswith("-")), "")
     if prog in _TWO_LEVEL:
         sub = goal_key(segment).split()[-1]  # `docker compose -p x ps`: the verb is `ps`
@@ -315,7 +329,7 @@ def _segment_kind(segment: str) -> str:
         return "state"  # `/etc/init.d/network restart`, `service nginx reload`
     if sub in _FORMAT_SUBS or prog in _FORMAT_PROGS or _FIX_FLAGS & set(words[1:]):
         return "state"  # formatters and --fix runs change the files
-    if _CHECKS.match(prog) or _CHECKS.match(sub):
+    if _CHECKS.match(prog) or _CHECKS.match(sub) or (len(words) > 2 and words[2] in _LOOK_VERBS) or sub in _LOOK_VERBS:
         return "diagnostic"
     if re.search(r"(?<![<>&0-9])>{1,2}\s*(?!&|/dev/null)\S", segment) or (prog == "sed" and "-i" in words):
         return "state"
@@ -328,6 +342,20 @@ def _segment_kind(segment: str) -> str:
     if prog == "python" and len(words) > 1 and words[1] == "-c" and re.search(r"\bprint\(", segment):
         return "diagnostic"
     return "other"
+
+
+def looks_only(command: str) -> bool:
+    """Every command of the chain only looks around (``ls``, ``cat``, ``git status``, ``x list``): its
+    failure finds something out, it is not a problem to solve. Tests and linters are not this."""
+    for seg in segments(command):
+        words = core_words(seg)
+        if not words:
+            continue
+        prog = words[0]
+        sub = next((w for w in words[1:] if not w.startswith("-")), "")
+        if not (prog in DIAGNOSTIC or sub in _DIAG_SUB.get(prog, set()) or sub in _LOOK_VERBS):
+            return False
+    return True
 
 
 def action_kind(command: str) -> str:
@@ -483,6 +511,13 @@ _MISSING_TOOL = re.compile(
 _TARGET = re.compile(r"[\w~.-]*[/\\][\w./\\~-]+|[\w-]+\.[A-Za-z]\w{0,5}\b")
 
 
+def _new_tool(fail: Step, other: Step) -> bool:
+    """The replacement brings a tool of its own (`python3 -c` for `jq`), not the same pipe minus it."""
+    before = {core_words(seg)[0] for seg in segments(fail.command) if core_words(seg)}
+    after = {core_words(seg)[0] for seg in segments(other.command) if core_words(seg)}
+    return bool({p for p in after - before if p not in DIAGNOSTIC})
+
+
 def _same_targets(fail: Step, other: Step) -> bool:
     """Another tool on the same files: a path or file name of the failed command reappears."""
     targets = {t for t in _TARGET.findall(fail.command) if len(t) > 3} - {fail.command.split()[0]}
@@ -592,12 +627,16 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
     prompt = stalled(fail)
     signature = _signature(fail)
     missing = bool(_MISSING_TOOL.search(fail.result[:600]))
+    named = re.search(r"([\w.-]+): (?:command )?not found|'([\w.-]+)' is not recognized", fail.result[:600])
+    tool = (named.group(1) or named.group(2)) if named else ""
     attempts = [i]
     end, success, via_form = -1, False, False
     for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
         s = steps[j]
         if not is_exec(s) or is_blocked(s):
             continue
+        if missing and tool and tool not in s.command and not _new_tool(fail, s):
+            continue  # `head x | jq` without jq is not the way around a missing jq
         if _same_goal(fail, s):
             if succeeded(s) and action_kind(s.command) == "diagnostic" and action_kind(fail.command) != "diagnostic":
                 continue  # looking at the state (`docker compose ps`) is not reaching the goal
@@ -610,15 +649,17 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
         if succeeded(s) and action_kind(s.command) != "diagnostic" and _related_form(fail, s):
             end, success, via_form = j, True, True
             break
-        if missing and succeeded(s) and _same_targets(fail, s):
+        if missing and succeeded(s) and _same_targets(fail, s) and _new_tool(fail, s):
             end, success, via_form = j, True, True  # `jq . a.jsonl` not installed → `python3 -c … a.jsonl` did the job
             break
     if end < 0 and prompt and len(attempts) >= 2:
         return Episode("stall", i, tuple(attempts), -1, False, -1, "")
     if end < 0 or not signature:
         return None
-    # another form of the command that reached the goal is the fix itself, not what ran before it
-    fix = end if via_form else _credit(steps, attempts[-1], end)
+    # another form of the command that reached the goal is the fix itself, not what ran before it; so is a
+    # chain that changes state before retrying (`git remote set-url origin git@… && git push`)
+    chained = end >= 0 and any(_segment_kind(seg) == "state" for seg in segments(steps[end].command)[:-1])
+    fix = end if via_form or (chained and success) else _credit(steps, attempts[-1], end)
     resolved = steps[end]
     differs = clean_command(resolved.command) != clean_command(fail.command) or workdir(resolved.command) != workdir(
         fail.command
@@ -677,7 +718,11 @@ def episodes(steps: Sequence[Step]) -> list[Episode]:
             continue
         if is_blocked(s):
             ep = blocked_episode(steps, i, consumed)
-        elif is_exec(s) and not is_usage_noise(s):
+        elif (
+            is_exec(s)
+            and not is_usage_noise(s)
+            and (not looks_only(s.command) or _MISSING_TOOL.search(s.result[:600]) or "curl" in s.command)
+        ):  # `ls x` finding nothing is looking, not a problem; a missing `jq` or a failing test is one
             ep = error_episode(steps, i, consumed)
         else:
             continue

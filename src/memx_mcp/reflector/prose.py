@@ -63,7 +63,7 @@ def _statements(text: str) -> list[str]:
 
 def _first(pattern: re.Pattern[str], text: str) -> str:
     for s in _statements(text):
-        if pattern.search(s):
+        if pattern.search(s) and not s.count("`") % 2:  # an odd backtick: a fragment cut inside code
             return shorten(s, 300)
     return ""
 
@@ -76,6 +76,8 @@ _ANCHOR = re.compile(
 def _concrete(sentence: str) -> bool:
     """A fix sentence names something (a command, a file, an identifier, an error class) or says enough:
     "fixed the linter errors" alone teaches nothing."""
+    if sentence.count("`") % 2 or sentence.rstrip().endswith((":", "：")):
+        return False  # a fragment cut inside code, or a heading announcing a list
     return bool(_ANCHOR.search(sentence)) or len(sentence) >= 60
 
 
@@ -128,6 +130,8 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
                 )
                 continue
         tool = _NEW_TOOL.search(" ".join(_statements(text)))
+        if tool and next(v for v in tool.groupdict().values() if v).startswith(("/", ".", "~")):
+            tool = None  # "moved to /backup" is a place, not a tool
         if tool:
             name = next(v for v in tool.groupdict().values() if v)
             add("NewToolRule", step, name.lower(), {"sentence": _first(_NEW_TOOL, text), "program": name})
