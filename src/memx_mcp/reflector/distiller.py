@@ -109,7 +109,7 @@ def _new_tool(f: dict[str, str]) -> str:
     if "install" in f:
         why = f": {f['why'].rstrip('.')}" if f.get("why") else ""
         return f"Install {f['packages']} with {_code(f['install'])}{why}."
-    examples = ", ".join(_code(e, 60) for e in f["examples"].split(" | ") if e)
+    examples = ", ".join(_code(e, 60) for e in f["examples"].split("\n") if e)
     return f"This project uses the {_code(f['program'], 30)} CLI ({f['uses']} runs in one session), e.g. {examples}."
 
 

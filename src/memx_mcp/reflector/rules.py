@@ -359,11 +359,11 @@ def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate
         for s in steps:
             by_key.setdefault(command_key(s.command), first_segment(s.command))
         variants = list(by_key)
-        examples = [e for e in by_key.values() if len(e) <= 60][:4]
+        examples = [e for e in by_key.values() if len(e) <= 60 and program(e) == prog][:4]
         facts = {
             "program": prog,
             "subcommands": ", ".join(variants[:5]),
-            "examples": " | ".join(examples),
+            "examples": "\n".join(examples),
             "uses": str(len(steps)),
         }
         found.append(_candidate("NewToolRule", steps[0], f"cli:{prog}", facts, t.steps, steps[0].index - 1))
