@@ -41,17 +41,17 @@ def rules_mode() -> None:
     judged: list[int] = []
     unlabelled = []
     print("## Rules mode")
-    print("| session | lines | steps | candidates | bullets | seconds (parse + learn secrets + reflect) |")
-    print("|---|---|---|---|---|---|")
+    print("| session | lines | steps | candidates | bullets | seconds (parse + learn secrets + reflect) | CPU s |")
+    print("|---|---|---|---|---|---|---|")
     for path in SESSIONS:
         text = path.read_text(encoding="utf-8")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         transcript = parse_transcript(text)  # as memx_mcp.reflect does: the sanitizer learns the session first
         report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         print(
             f"| {path.name[:8]} | {text.count(chr(10))} | {report.steps} | {report.candidates} | "
-            f"{len(report.bullets)} | {seconds:.3f} |"
+            f"{len(report.bullets)} | {seconds:.3f} | {cpu:.3f} |"
         )
         scores += [b.score for b in report.bullets]
         for b in report.bullets:
