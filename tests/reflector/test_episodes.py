@@ -310,3 +310,11 @@ def test_a_complaint_never_confirmed_fixed_is_not_an_episode() -> None:
         )
         == []
     )
+
+
+def test_a_cd_the_shell_resets_is_a_lesson_once() -> None:
+    found = bullets(
+        bash("cd packages/api", "Shell cwd was reset to /Users/dev/PAI"),
+        bash("cd packages/web", "Shell cwd was reset to /Users/dev/PAI"),
+    )
+    assert len(found) == 1 and "cwd was reset" in found[0] and "`cd packages/api`" in found[0]

@@ -21,6 +21,7 @@ from .commands import (
     clean_command,
     command_key,
     explanation,
+    first_line,
     first_segment,
     is_routine,
     program,
@@ -260,6 +261,27 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
     return _candidate(rule, fail, key, facts, steps, ep.first - 1, ep.end, episode=True)
 
 
+_CWD_RESET = re.compile(r"Shell cwd was reset to (\S+)")
+
+
+def harness_notices(t: Transcript) -> list[Candidate]:
+    """What the agent's own shell said about itself: a ``cd`` that does not survive the call."""
+    for s in t.steps:
+        m = _CWD_RESET.search(s.result) if s.role == "tool" else None
+        if m and "cd " in s.command:
+            story = (
+                f"A `cd` in the agent's shell does not persist between calls here (after {_code_of(s.command)} it "
+                f'said "Shell cwd was reset to {m.group(1)}"): use absolute paths or `cd <dir> && <command>` '
+                "in one call."
+            )
+            return [_candidate("ErrorFixRule", s, "harness:cwd-reset", {"story": story, "error": ""}, t.steps, s.index)]
+    return []
+
+
+def _code_of(command: str) -> str:
+    return "`" + (shorten(first_line(command), 120) or "cd …").replace("`", "'") + "`"
+
+
 def error_episodes(t: Transcript) -> list[Candidate]:
     """ErrorFix and RetrySuccess from episodes: a failure, the actions, the first observed success; and
     approval blocks with their way out."""
@@ -421,7 +443,14 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
     tools = new_tools(t, credited)
     clis = {c.facts["program"] for c in tools if "program" in c.facts}
-    everything = [*errors, *config_changes(t), *tools, *repetitive_ops(t, clis), *prose_candidates(t)]
+    everything = [
+        *errors,
+        *harness_notices(t),
+        *config_changes(t),
+        *tools,
+        *repetitive_ops(t, clis),
+        *prose_candidates(t),
+    ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):
         if c.step >= start_step:
