@@ -9,10 +9,10 @@ import pytest
 
 from memx_mcp.reflector.commands import error_signature, is_question, shorten
 from memx_mcp.reflector.distiller import distill
-from memx_mcp.reflector.episodes import action_kind, goal_key
 from memx_mcp.reflector.pipeline import Reflector
 from memx_mcp.reflector.rules import detect
 from memx_mcp.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.reflector.shell import action_kind, goal_key
 from memx_mcp.reflector.transcript import parse_transcript
 
 from .test_rules import bash, session

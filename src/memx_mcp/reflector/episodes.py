@@ -13,21 +13,28 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath, PureWindowsPath
+from pathlib import PurePosixPath
 
-from .commands import (
-    INSTALL,
-    clean_command,
-    error_signature,
-    explanation,
-    is_question,
-    segments,
-    strip_ansi,
-    words_of,
+from .commands import clean_command, error_signature, explanation, is_question, segments, strip_ansi
+from .shell import (
+    _MISSING_TOOL,
+    _TARGET,
+    DIAGNOSTIC,
+    _related_segment,
+    _segment_kind,
+    action_kind,
+    core_words,
+    goal_key,
+    looks_only,
+    main_goal,
+    main_segment,
+    workdir,
 )
 from .transcript import Step
 
 LOOKAHEAD = 30  # steps after a failure in which its resolution is looked for
+
+
 EDIT_TOOLS = frozenset(
     {
         "edit",
@@ -45,6 +52,8 @@ EDIT_TOOLS = frozenset(
         "search_replace",
     }
 )
+
+
 # Harness refusals: the call never ran, so its "error" says nothing about the project's code.
 BLOCKED = re.compile(
     r"requires approval|requested permissions? to|haven't granted it|"
@@ -55,121 +64,14 @@ BLOCKED = re.compile(
     r"user (?:denied|declined|rejected)",
     re.I,
 )
+
+
 _USAGE_NOISE = re.compile(
     r"Sibling tool call errored|<tool_use_error>|exceeds maximum allowed tokens|Request interrupted|"
     r"InputValidationError|File has not been read yet|String to replace not found|File has been modified since"
 )
-# Commands that only look: never the fix.
-DIAGNOSTIC = frozenset(
-    """ls cat head tail grep egrep rg ag find fd echo printf pwd wc which where whereis type whoami id date sleep
-    true false env printenv file stat du df ps top htop pgrep free uptime uname hostname lsof tree less more
-    diff cmp jq yq ping ping6 traceroute tracert mtr dig nslookup host ip ifconfig ipconfig netstat ss arp route
-    nc telnet curl wget http journalctl dmesg lsblk lsusb lspci nproc getent locale md5sum sha1sum sha256sum
-    xxd od hexdump strings readlink realpath basename dirname test watch history man help tldr get-content
-    get-childitem get-item get-process get-service get-command select-string test-path test-connection
-    get-itemproperty resolve-dnsname""".split()
-)
-_DIAG_SUB = {
-    "git": {
-        "status",
-        "diff",
-        "log",
-        "show",
-        "branch",
-        "rev-parse",
-        "ls-files",
-        "remote",
-        "fetch",
-        "blame",
-        "describe",
-        "grep",
-        "reflog",
-        "shortlog",
-        "ls-remote",
-        "config--get",
-        "check-ignore",
-    },
-    "systemctl": {"status", "is-active", "is-enabled", "list-units", "show", "cat"},
-    "docker": {"ps", "logs", "images", "inspect", "info", "version", "config", "ls", "top", "port", "events"},
-    "kubectl": {"get", "describe", "logs", "explain", "version"},
-    "npm": {"ls", "list", "view", "info", "outdated", "config", "why", "doctor", "search"},
-    "pip": {"show", "list", "freeze", "check", "index", "search"},
-    "pip3": {"show", "list", "freeze", "check"},
-    "brew": {"list", "info", "search", "doctor"},
-    "apt": {"list", "search", "show", "policy"},
-    "cargo": {"tree", "metadata", "search"},
-    "gh": {"pr", "issue", "run", "api", "repo", "auth"},
-}
-_STATE = frozenset(
-    """rm mv cp ln mkdir rmdir chmod chown chgrp touch tee install unzip tar patch kill pkill killall source
-    export set setx unset ln sysctl modprobe mount umount useradd usermod passwd crontab update-alternatives
-    opkg nvram defaults launchctl service systemctl rc-service sc reg new-item set-content remove-item
-    copy-item move-item set-itemproperty set-executionpolicy""".split()
-)
-_STATE_SUB = {
-    "git": {
-        "config",
-        "checkout",
-        "switch",
-        "reset",
-        "stash",
-        "restore",
-        "clean",
-        "init",
-        "submodule",
-        "remote-add",
-        "lfs",
-        "rebase",
-        "merge",
-        "pull",
-        "rm",
-        "mv",
-        "update-index",
-        "set-url",
-        "rename",
-    },
-    "systemctl": {"restart", "start", "stop", "enable", "disable", "reload", "daemon-reload", "mask", "unmask"},
-    "docker": {
-        "restart",
-        "start",
-        "stop",
-        "rm",
-        "build",
-        "pull",
-        "run",
-        "up",
-        "down",
-        "create",
-        "commit",
-        "connect",
-        "disconnect",
-        "prune",
-        "tag",
-        "push",
-        "cp",
-        "kill",
-    },
-    "npm": {"ci", "install", "i", "uninstall", "rebuild", "link", "cache", "dedupe", "prune", "update"},
-    "mix": {"deps.get", "deps.update", "deps.clean", "deps.compile", "ecto.migrate", "ecto.reset", "ecto.create"},
-    "bundle": {"install", "update"},
-    "uci": {"set", "commit", "add", "delete", "add_list", "del_list", "revert", "import"},
-    "pod": {"install", "update"},
-}
-_WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "exec", "command", "builtin", "npx", "bunx", "pnpx", "uvx"})
-_RUNNERS = {
-    ("uv", "run"),
-    ("poetry", "run"),
-    ("pipenv", "run"),
-    ("bundle", "exec"),
-    ("pnpm", "exec"),
-    ("yarn", "exec"),
-    ("conda", "run"),
-    ("pdm", "run"),
-    ("hatch", "run"),
-    ("rye", "run"),
-}
-_INTERPRETER = re.compile(r"^(?:python|py|pypy)(?:\d+(?:\.\d+)*)?$")
-_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
 # The session said the failed result out loud even though the command's exit code (a pipe's last stage)
 # was 0: ``pytest | tail`` that printed "3 failed" is not an observed success.
 _LOOKS_FAILED = re.compile(
@@ -178,192 +80,16 @@ _LOOKS_FAILED = re.compile(
     r"failed to solve|Build failed|BUILD FAILED|Failed to compile|\berror TS\d{4}\b|"
     r"HTTP/[\d.]+ [45]\d\d\b|\b(?:502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b"
 )
+
+
 _HTTP_CODES = re.compile(r"^(?:\s*[45]\d\d\b\s*)+$")
+
+
 # An interactive prompt waiting for an answer that will never come in an agent's shell.
 _PROMPT = re.compile(r"\?.{0,120}›|\((?:y/N|Y/n|yes/no)\)|\[(?:y/N|Y/n)\]|Press (?:any key|Enter|RETURN)", re.I)
+
+
 _NO_FAILURE = re.compile(r"\b0 (?:failed|errors?)\b|\bno errors?\b", re.I)
-
-
-def _base(word: str) -> str:
-    """``/usr/bin/python3.11`` → ``python3.11``, ``C:\\Python311\\python.exe`` → ``python``."""
-    name = PureWindowsPath(word).name if "\\" in word else PurePosixPath(word).name
-    name = re.sub(r"\.(?:exe|cmd|bat|ps1)$", "", name, flags=re.I)
-    return name.lower()
-
-
-_FEEDERS = frozenset({"printf", "echo", "yes", "cat", "type"})
-_SHELLS = frozenset({"powershell", "pwsh", "cmd", "bash", "sh", "zsh", "wsl"})
-_SHELL_RUN = frozenset({"-command", "-c", "/c", "/k", "-lc", "-ic", "--", "-e"})
-_SSH_VALUED = frozenset({"-p", "-i", "-o", "-l", "-F", "-J", "-b", "-c", "-E", "-L", "-R", "-D", "-W", "-S"})
-
-
-def _after_host(args: list[str]) -> list[str]:
-    skip = False
-    for n, a in enumerate(args):
-        if skip:
-            skip = False
-        elif a in _SSH_VALUED:
-            skip = True
-        elif not a.startswith("-"):
-            return args[n + 1 :]
-    return []
-
-
-def core_words(command: str) -> list[str]:
-    """The first segment's words with env assignments, wrappers, runners and interpreter paths taken off:
-    ``SKIP=lint .venv/bin/python -m pytest -x`` → ``['pytest', '-x']``."""
-    first = segments(command)[0] if command.strip() else ""
-    stages = [p for p in re.split(r"\s+\|\s+", first) if p.strip()]
-    # `printf 'n\n' | npx create-next-app`: the feeder is not the goal, the stage it feeds is
-    while len(stages) > 1 and _base(stages[0].split()[0]) in _FEEDERS:
-        stages = stages[1:]
-    words = words_of(stages[0]) if stages else []
-    for _ in range(8):
-        if not words:
-            break
-        w0 = _base(words[0])
-        if _ENV_ASSIGN.match(words[0]) or w0 in _WRAPPERS:
-            words = words[1:]
-        elif w0 in _SHELLS and len(words) > 2 and words[1].lower() in _SHELL_RUN:
-            words = words_of(" ".join(words[2:]))  # `powershell -Command "Get-Service x"`: the inner command
-        elif w0 == "ssh" and len(words) > 2:
-            inner = _after_host(words[1:])  # a router session is all ssh: the remote command is the goal
-            if not inner:
-                break
-            words = words_of(" ".join(inner))
-        elif (len(words) > 1 and (w0, words[1]) in _RUNNERS) or (
-            _INTERPRETER.match(w0) and len(words) > 2 and words[1] == "-m"
-        ):
-            words = words[2:]
-        else:
-            break
-    if words:
-        first = _base(words[0])
-        words = ["python" if _INTERPRETER.match(first) else first, *words[1:]]
-    return words
-
-
-_VALUED_FLAGS = frozenset({"-p", "-f", "-n", "-c", "-C", "--project-name", "--file", "--namespace", "--context"})
-_TWO_LEVEL = {
-    "docker": {"compose", "container", "image", "network", "volume", "system", "buildx"},
-    "docker-compose": set(),
-    "gh": {"pr", "issue", "run", "repo", "release", "workflow"},
-    "kubectl": {"rollout", "config"},
-    "git": {"remote", "stash", "submodule", "worktree"},
-}
-
-
-def goal_key(command: str) -> str:
-    """What a command is for, however it is formed: its program and first sub-command (two levels for
-    ``docker compose up``, ``gh pr create``, ``git remote set-url``)."""
-    words = core_words(command)
-    if not words:
-        return ""
-    if words[0] in ("curl", "wget", "http", "xh"):
-        url = next((w for w in words[1:] if re.match(r"https?://", w)), "")
-        return f"{words[0]} {url.split('?')[0].rstrip('/')}".strip()  # each address is its own goal
-    if words[0] in _TWO_LEVEL:
-        rest, skip = [], False
-        for w in words[1:]:
-            if skip:
-                skip = False
-            elif w in _VALUED_FLAGS:
-                skip = True
-            elif not w.startswith("-"):
-                rest.append(w)
-        if rest and (rest[0] in _TWO_LEVEL[words[0]] or words[0] == "docker-compose"):
-            return " ".join([words[0], *rest[:2]]) if words[0] != "docker-compose" else f"docker compose {rest[0]}"
-    if words[0] in _INTERPRETERS:  # `node assets/build.js` and `node build.js` run the same script
-        script = next((w for w in words[1:] if not w.startswith("-")), "")
-        return f"{words[0]} {PurePosixPath(script.replace(chr(92), '/')).name}".strip()
-    if words[0] not in _SUBCOMMAND_CLIS:
-        leading = []
-        for w in words[1:3]:
-            if not re.fullmatch(r"[a-z][a-z-]{1,14}", w):
-                break
-            leading.append(w)
-        if len(leading) == 2 and leading[0] not in _COMMON_VERBS:  # `minsky session start`: sub-commands
-            return " ".join([words[0], *leading])
-        sub = leading[0] if leading and leading[0] in _COMMON_VERBS else ""
-        return f"{words[0]} {sub}".strip()
-    sub = next((w for w in words[1:3] if re.fullmatch(r"[a-z][\w:.-]*", w) and "/" not in w and "." not in w), "")
-    return f"{words[0]} {sub}".strip()
-
-
-_INTERPRETERS = frozenset({"python", "node", "ruby", "perl", "php", "deno", "bash", "sh", "zsh", "lua", "Rscript"})
-# Sub-commands that name a goal even for a CLI this module does not know (`bd ready`, `tool build`).
-_COMMON_VERBS = frozenset(
-    """build test run start stop restart deploy install init create update upgrade sync push pull lint check format
-    fmt serve dev release publish migrate generate clean show list close ready login logout status""".split()
-)
-
-
-_LOOK_VERBS = frozenset(
-    {"list", "ls", "show", "status", "info", "get", "view", "describe", "inspect", "logs", "search"}
-)
-_FORMAT_SUBS = frozenset({"format", "fmt", "autofix", "fix"})
-_FORMAT_PROGS = frozenset({"black", "isort", "gofmt", "rustfmt", "autopep8", "yapf", "clang-format", "shfmt"})
-_FIX_FLAGS = frozenset({"--fix", "--write", "-w", "--in-place", "--apply"})
-# Running the suite, a linter or a type checker checks, it does not fix (formatters do: above).
-_CHECKS = re.compile(
-    r"^(?:pytest|jest|vitest|mocha|tox|nox|mypy|pyright|tsc|eslint|ruff|flake8|pylint|credo|dialyzer|rspec|"
-    r"shellcheck|golangci-lint|swiftlint|clippy)$|^(?:test|tests|check|lint|credo|dialyzer|compile|vet|typecheck|"
-    r"type-check|validate|verify|doctor|audit)$"
-)
-
-
-def _segment_kind(segment: str) -> str:
-    """``diagnostic``, ``state`` (changes something) or ``other`` for one command of a chain."""
-    words = core_words(segment)
-    if not words:
-        return "diagnostic"
-    prog = words[0]
-    if prog == "ssh":
-        return "diagnostic"  # `ssh -T git@github.com` checks a login; a remote command was unwrapped above
-    sub = next((w for w in words[1:] if not w.startswith("-")), "")
-    if prog in _TWO_LEVEL:
-        sub = goal_key(segment).split()[-1]  # `docker compose -p x ps`: the verb is `ps`
-    if prog in ("npm", "pnpm", "yarn", "bun") and sub == "run":
-        sub = next((w for w in words[2:] if not w.startswith("-")), "")
-    if {"restart", "reload", "force-reload"} & set(words[1:3]):
-        return "state"  # `/etc/init.d/network restart`, `service nginx reload`
-    if sub in _FORMAT_SUBS or prog in _FORMAT_PROGS or _FIX_FLAGS & set(words[1:]):
-        return "state"  # formatters and --fix runs change the files
-    if _CHECKS.match(prog) or _CHECKS.match(sub) or (len(words) > 2 and words[2] in _LOOK_VERBS) or sub in _LOOK_VERBS:
-        return "diagnostic"
-    if re.search(r"(?<![<>&0-9])>{1,2}\s*(?!&|/dev/null)\S", segment) or (prog == "sed" and "-i" in words):
-        return "state"
-    if INSTALL.match(" ".join(words)) or prog in _STATE or sub in _STATE_SUB.get(prog, set()):
-        return "state"
-    if "--version" in words or "-V" in words[1:2] or "--help" in words or "-h" in words[1:2]:
-        return "diagnostic"
-    if prog in DIAGNOSTIC or sub in _DIAG_SUB.get(prog, set()) or (prog == "git" and not sub):
-        return "diagnostic"
-    if prog == "python" and len(words) > 1 and words[1] == "-c" and re.search(r"\bprint\(", segment):
-        return "diagnostic"
-    return "other"
-
-
-def looks_only(command: str) -> bool:
-    """Every command of the chain only looks around (``ls``, ``cat``, ``git status``, ``x list``): its
-    failure finds something out, it is not a problem to solve. Tests and linters are not this."""
-    for seg in segments(command):
-        words = core_words(seg)
-        if not words:
-            continue
-        prog = words[0]
-        sub = next((w for w in words[1:] if not w.startswith("-")), "")
-        if not (prog in DIAGNOSTIC or sub in _DIAG_SUB.get(prog, set()) or sub in _LOOK_VERBS):
-            return False
-    return True
-
-
-def action_kind(command: str) -> str:
-    """The kind of a whole chain: ``state`` if any part changes state, ``diagnostic`` if all only look."""
-    kinds = {_segment_kind(s) for s in segments(command)}
-    if "state" in kinds:
-        return "state"
-    return "other" if "other" in kinds else "diagnostic"
 
 
 def is_exec(step: Step) -> bool:
@@ -419,12 +145,9 @@ def hidden_failure(step: Step) -> bool:
     return masked and not succeeded(step)
 
 
-def workdir(command: str) -> str:
-    m = re.match(r"^\s*cd\s+(\"[^\"]+\"|'[^']+'|\S+)\s*(?:&&|;)", command)
-    return m.group(1).strip("\"'") if m else ""
-
-
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]{2,}|[\u4e00-\u9fff\u3040-\u30ff]{2,}")
+
+
 _STOP = frozenset(
     """the and for that this with from into not but are was were has have had been can cannot could should would
     will just now then than when what which where there here its it's our your you they them need needs needed
@@ -476,39 +199,9 @@ _GATE = re.compile(
 )
 
 
-def main_goal(command: str) -> str:
-    """The goal of a chain is its last command that does something (``git add -A && git commit`` is a
-    commit, ``mix compile && mix credo`` a credo run)."""
-    goals = [
-        goal_key(seg) for seg in segments(command) if _segment_kind(seg) != "diagnostic" or len(segments(command)) == 1
-    ]
-    return goals[-1] if goals else goal_key(command)
-
-
 def _same_goal(fail: Step, other: Step) -> bool:
     a = main_goal(fail.command)
     return bool(a) and a in {goal_key(seg) for seg in segments(other.command)}
-
-
-_SUBCOMMAND_CLIS = frozenset(
-    """git npm pnpm yarn bun cargo mix go docker kubectl uv poetry pip pip3 gh dotnet swift flutter dart rails
-    bundle composer gradle mvn make just task deno brew apt systemctl""".split()
-)
-
-
-def _sub(words: list[str]) -> str:
-    rest = [w for w in words[1:] if not w.startswith("-")]
-    if words[0] in ("npm", "pnpm", "yarn", "bun") and rest[:1] == ["run"]:
-        rest = rest[1:]
-    return rest[0] if rest else ""
-
-
-_MISSING_TOOL = re.compile(
-    r"command not found|is not recognized as (?:an internal|the name of a cmdlet)|not installed|"
-    r"不是内部或外部命令|コマンドが見つかりません|未找到命令|找不到命令",
-    re.I,
-)
-_TARGET = re.compile(r"[\w~.-]*[/\\][\w./\\~-]+|[\w-]+\.[A-Za-z]\w{0,5}\b")
 
 
 def _new_tool(fail: Step, other: Step) -> bool:
@@ -524,10 +217,6 @@ def _same_targets(fail: Step, other: Step) -> bool:
     return bool(targets) and any(t in other.command for t in targets)
 
 
-def _urls(command: str) -> set[str]:
-    return {u.rstrip("/\"'") for u in re.findall(r"https?://[^\s\"']+", command)}
-
-
 def _related_form(fail: Step, other: Step) -> bool:
     """Another spelling of the failed command (its goal in a chain: ``git checkout main && git pull``
     is a pull): the same program (after wrappers and paths) on the same targets, a per-package run of a
@@ -536,30 +225,6 @@ def _related_form(fail: Step, other: Step) -> bool:
         return False
     main = main_segment(fail.command)
     return any(_related_segment(main, seg) for seg in segments(other.command))
-
-
-def main_segment(command: str) -> str:
-    segs = segments(command)
-    doing = [seg for seg in segs if _segment_kind(seg) != "diagnostic"]
-    return (doing or segs)[-1]
-
-
-def _related_segment(fail: str, other: str) -> bool:
-    a, b = core_words(fail), core_words(other)
-    if not a or not b or a[0] != b[0]:
-        return False
-    targets = {w for w in a[1:] if not w.startswith("-") and len(w) >= 4} & {w for w in b[1:] if len(w) >= 4}
-    if a[0] in _TWO_LEVEL and targets - set(_TWO_LEVEL[a[0]]) - {"compose"}:
-        return True  # `docker compose restart web` failed, `docker compose up -d --build web` brought it up
-    if _segment_kind(other) == "state":
-        return False  # an install or a config write is an action towards the goal, not the goal
-    if a[0] in _SUBCOMMAND_CLIS and (_sub(a) != _sub(b) or goal_key(fail) != goal_key(other)):
-        return False  # `npm install` is not another form of `npm test`
-    if a[0] in ("curl", "wget", "http"):
-        return bool(_urls(fail) & _urls(other))  # another request is another goal
-    rest_a = {w for w in a[1:] if not w.startswith("-")}
-    rest_b = {w for w in b[1:] if not w.startswith("-")}
-    return not rest_a or not rest_b or bool(rest_a & rest_b) or rest_a <= rest_b or len(a) <= 2
 
 
 def _why(steps: Sequence[Step], start: int, end: int, evidence: str) -> str:
@@ -729,94 +394,3 @@ def episodes(steps: Sequence[Step]) -> list[Episode]:
         if ep is not None and not any(e.end == ep.end >= 0 and e.kind == ep.kind for e in found):
             found.append(ep)  # two failures resolved by the same run are one lesson, told from the first
     return found
-
-
-# What a person says when something they asked for still does not work, and when it finally does.
-_COMPLAINT = re.compile(
-    r"(?i)\b(?:doesn't|does not|isn't|is not|won't|still not|not) (?:work|working|switch\w*|show\w*|load\w*|"
-    r"chang\w*|appl\w*|render\w*)|\bstill (?:broken|fails?|failing|the same)|\bbroken\b|"
-    r"動作しない|動かない|うまく動作していない|うまくいかない|切り替わらない|反映されない|表示されない|効かない|"
-    r"変わらない|不行|没用|没反应|不起作用|不生效|无效|还是不|報錯|报错|出错|不工作"
-)
-_CONFIRMED = re.compile(
-    r"(?i)\b(?:works now|it works|that worked|it worked|(?:that |this )?fixed it|all good now|works perfectly)\b|"
-    r"解決しました|直りました|動きました|うまくいきました|できました|好了|可以了|解决了|成功了|没问题了|搞定了"
-)
-_NOT_PROJECT = re.compile(r"(?:^|/)\.claude/|(?:^|/)plans?/[\w-]+\.md$")
-
-
-def reported_episodes(steps: Sequence[Step], window: int = 120) -> list[Episode]:
-    """A person says it does not work → the assistant edits → the person says it works now. The edits
-    after the last complaint get the credit; the person's word is the observed success."""
-    found: list[Episode] = []
-    i = 0
-    while i < len(steps):
-        s = steps[i]
-        if s.role != "user" or not _COMPLAINT.search(s.text) or is_question(s.text.strip()):
-            i += 1
-            continue
-        last = i
-        end = -1
-        for j in range(i + 1, min(len(steps), i + window)):
-            u = steps[j]
-            if u.role != "user" or u.text.startswith("<"):
-                continue
-            if _CONFIRMED.search(u.text) and not _COMPLAINT.search(u.text) and not is_question(u.text.strip()):
-                end = j
-                break
-            if _COMPLAINT.search(u.text):
-                last = j
-        if end < 0:
-            i += 1
-            continue
-        edits = tuple(
-            x.index
-            for x in steps[last + 1 : end]
-            if is_edit(x) and not x.is_error and edited_file(x) and not _NOT_PROJECT.search(_path_of(x))
-        )
-        if edits:
-            evidence = "\n".join(
-                [steps[last].text, *(edited_file(steps[e]) for e in edits)]
-                + [str(v)[:1500] for e in edits for v in steps[e].tool_input.values() if isinstance(v, str)]
-            )
-            why = _why(steps, last, end, evidence) or _why(steps, i, last, evidence)
-            found.append(Episode("reported", i, (i, last), end, True, edits[-1], why, steps[end].text, edits))
-        i = end + 1
-    return found
-
-
-def _path_of(step: Step) -> str:
-    return str(step.tool_input.get("file_path") or step.tool_input.get("path") or "").replace("\\", "/")
-
-
-_EDIT_TOKEN = re.compile(r"[\w.$#@:-]+|[^\s\w]")
-
-
-def edit_change(step: Step, limit: int = 90) -> str:
-    """What a small edit changed, as "`document.body` → `document.documentElement`", or ''."""
-    old = str(step.tool_input.get("old_string") or "")
-    new = str(step.tool_input.get("new_string") or "")
-    if not old or not new:
-        return ""
-    a, b = _EDIT_TOKEN.findall(old), _EDIT_TOKEN.findall(new)
-    import difflib
-
-    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if not ops or len(ops) > 2:
-        return ""
-    parts = []
-    for _tag, i1, i2, j1, j2 in ops:
-        before, after = "".join(_join(a[i1:i2])), "".join(_join(b[j1:j2]))
-        if len(before) > limit or len(after) > limit or not after.strip():
-            return ""
-        parts.append(f"`{before}` → `{after}`" if before.strip() else f"added `{after}`")
-    return parts[0] + (" …" if len(parts) > 1 else "")  # the first change names it; more is marked
-
-
-def _join(tokens: list[str]) -> list[str]:
-    out: list[str] = []
-    for t in tokens:
-        if out and (t[0].isalnum() or t[0] in "_$") and (out[-1][-1].isalnum() or out[-1][-1] in "_$"):
-            out.append(" ")
-        out.append(t)
-    return out
