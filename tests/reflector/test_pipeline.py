@@ -95,3 +95,37 @@ def test_low_scores_are_dropped_with_the_reason() -> None:
     text = session(*[bash("mix credo --strict")] * 3)
     report = Reflector(PrivacySanitizer(), "rules", None, min_score=90).reflect(parse_transcript(text))
     assert report.bullets == [] and "min_score 90" in report.dropped[0].reason
+
+
+def test_hybrid_hands_the_llm_the_whole_episode_sanitized() -> None:
+    """The request carries every step from the failure to the success (long outputs clipped, the fix and
+    the success not cut off), masked with the session's sanitizer: the secret the session used is out."""
+    noisy = "\n".join(f"debug line {n}: resolving module graph" for n in range(200))
+    text = session(
+        bash("npm test", f"Error: Cannot find module 'jsdom'\n{noisy}", True),
+        bash("cat package.json", '{"name": "web", "devDependencies": {}}\n' + noisy),
+        bash("ls node_modules", noisy),
+        ("assistant", f"The test environment needs jsdom installed. Using token {SECRET} for the registry."),
+        bash(f"NPM_TOKEN={SECRET} npm install --save-dev jsdom", "added 1 package"),
+        bash("npm test", "Tests: 12 passed"),
+    )
+    t = parse_transcript(text)
+    sanitizer = PrivacySanitizer().learning(t.text)
+    with MessagesAPI("keep").running() as api:
+        refiner = AnthropicRefiner("test-key", "claude-test", api.url, 5.0)
+        report = Reflector(sanitizer, "hybrid", refiner).reflect(t)
+    (request,) = api.requests
+    prompt = request["messages"][0]["content"]
+    episode = prompt.split("<episode>")[1].split("</episode>")[0]
+    for seen in (
+        "npm test",
+        "Cannot find module 'jsdom'",
+        "cat package.json",
+        "npm install --save-dev jsdom",
+        "12 passed",
+    ):
+        assert seen in episode
+    assert "needs jsdom installed" in episode and "characters left out" in episode
+    assert SECRET not in json.dumps(api.requests) and "[REDACTED" in episode
+    assert len(episode) <= 12000
+    assert report.bullets and all(SECRET not in b.content for b in report.bullets)

@@ -109,12 +109,32 @@ def test_an_export_is_a_config_change() -> None:
     ]
 
 
-def test_an_install_of_a_named_package_is_a_new_tool() -> None:
-    assert rules_of(session(bash("npm install --save-dev happy-dom", "added 1 package"))) == ["NewToolRule"]
+def test_a_plain_install_is_not_a_lesson_by_itself() -> None:
+    assert rules_of(session(bash("npm install --save-dev happy-dom", "added 1 package"))) == []
 
 
-def test_a_project_specific_cli_used_twice_is_a_new_tool_but_ls_is_not() -> None:
-    text = session(bash("bd ready"), bash("bd show x-1"), bash("ls -la"), bash("ls src"))
+def test_an_install_the_task_called_for_is_a_new_tool_but_a_scaffolding_install_is_not() -> None:
+    text = session(
+        bash("bd show web-3", "○ web-3 · Integrate highlight.js for transcript code blocks"),
+        bash("npm install highlight.js", "added 1 package"),
+        ("assistant", "Now I will install next-themes for dark mode."),
+        bash("npm install next-themes", "added 1 package"),
+    )
+    (c,) = detect(parse_transcript(text))
+    assert c.rule == "NewToolRule" and "highlight.js" in c.facts["packages"]
+
+
+def test_a_project_specific_cli_used_often_is_a_new_tool_but_system_tools_are_not() -> None:
+    text = session(
+        bash("bd ready"),
+        bash("bd show x-1"),
+        bash("bd close x-1"),
+        *[bash("ping -c 1 192.168.1.1")] * 3,
+        *[bash("ls src")] * 3,
+        *[bash("curl -s localhost:8080")] * 3,
+        *[bash("systemctl status nginx")] * 3,
+        *[bash("uci show network")] * 1,
+    )
     assert rules_of(text) == ["NewToolRule"]
 
 
@@ -174,6 +194,10 @@ def test_prose_rules_in_english_chinese_and_japanese(text: str, rule: str) -> No
         "用户：你好，今天天气不错。\n助手：是的，我们开始吧。",
         "ユーザー：こんにちは。\nアシスタント：こんにちは、何をしましょうか。",
         "User: the tests passed, thanks\nAssistant: You're welcome.",
+        "User: the build failed with an error, is it fixed by now?\nAssistant: Let me check.",
+        "用户：之前的报错，搞定了吗\n助手：我看一下。",
+        "ユーザー：さっきのエラー、解決しましたか？\nアシスタント：確認します。",
+        "User: did you switch to pnpm?\nAssistant: Not yet.",
     ],
 )
 def test_ordinary_chatter_produces_nothing(text: str) -> None:

@@ -66,11 +66,16 @@ def parse_answer(text: str) -> list[Verdict]:
 
 
 REVIEW_PROMPT = (
-    "Session excerpt:\n<excerpt>\n{excerpt}\n</excerpt>\n\nCandidate bullets found by rules:\n{listed}\n\n"
-    "For each candidate give {{index, keep, score (0-100: how instructive for future sessions), bullet "
-    "(rewritten, concise, self-contained), section (COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, TOOLS, "
-    "PATTERNS, PREFERENCES, GENERAL), knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE)}}. "
-    'Answer {{"items": [...]}} only.'
+    "What happened in one episode of a coding session, in order (a failure or a goal, the actions taken, the "
+    "outcome; [tool FAILED] / [tool ok] mark each call's result):\n<episode>\n{excerpt}\n</episode>\n\n"
+    "Draft bullets written by rules from it:\n{listed}\n\n"
+    "For each draft give {{index, keep, score (0-100: how instructive for future sessions), bullet, section "
+    "(COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, TOOLS, PATTERNS, PREFERENCES, GENERAL), knowledge_type "
+    "(METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE)}}. Write the bullet from the episode, not from the draft: "
+    "what failed, the action that fixed it (the change made just before the first success, not the commands "
+    "that only looked around), and why when the episode says why. Say it worked only if the episode shows a "
+    "later success. Keep commands whole and verbatim. keep=false when the episode teaches nothing lasting "
+    '(a one-off bug in code being written, chatter, a plain install). Answer {{"items": [...]}} only.'
 )
 EXTRACT_PROMPT = (
     "Session excerpt:\n<excerpt>\n{excerpt}\n</excerpt>\n\nList the knowledge worth keeping, if any, as "

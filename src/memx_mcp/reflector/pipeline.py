@@ -111,7 +111,9 @@ class Reflector:
     ) -> dict[int, Verdict] | None:
         assert self.refiner is not None
         texts = [self.sanitizer.mask(distill(c)) for c in group]
-        verdicts = self.refiner.review(self._excerpt(t, step, group[0].context), texts)
+        # the whole episode (failure → actions → success), so the LLM writes from what happened
+        episode = "\n---\n".join(dict.fromkeys(c.context for c in group if c.context))
+        verdicts = self.refiner.review(self._excerpt(t, step, episode), texts)
         if verdicts is None:
             report.fallbacks += 1
             return None

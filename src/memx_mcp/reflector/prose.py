@@ -8,6 +8,7 @@ import re
 from collections import Counter
 
 from ..text.sentences import split_sentences
+from .commands import is_question, shorten
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
 
@@ -56,11 +57,29 @@ def _sentences(text: str) -> list[str]:
     return split_sentences(text)
 
 
+def _statements(text: str) -> list[str]:
+    """The sentences that state something: a question ("is it fixed?", "搞定了吗") states nothing."""
+    return [s for s in _sentences(text) if not is_question(s)]
+
+
 def _first(pattern: re.Pattern[str], text: str) -> str:
-    for s in _sentences(text):
-        if pattern.search(s):
-            return s[:300]
+    for s in _statements(text):
+        if pattern.search(s) and not s.count("`") % 2:  # an odd backtick: a fragment cut inside code
+            return shorten(s, 300)
     return ""
+
+
+_ANCHOR = re.compile(
+    r"`[^`]+`|[\w.-]+\.[A-Za-z]{1,5}\b|\b[A-Za-z_]+[A-Z_]\w*\b|\b\w+(?:Error|Exception)\b|--?\w[\w-]+|/\w+"
+)
+
+
+def _concrete(sentence: str) -> bool:
+    """A fix sentence names something (a command, a file, an identifier, an error class) or says enough:
+    "fixed the linter errors" alone teaches nothing."""
+    if sentence.count("`") % 2 or sentence.rstrip().endswith((":", "：")):
+        return False  # a fragment cut inside code, or a heading announcing a list
+    return bool(_ANCHOR.search(sentence)) or len(sentence) >= 60
 
 
 def _steps_for_prose(t: Transcript) -> list[Step]:
@@ -83,21 +102,22 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
     for n, step in enumerate(steps):
         text = step.text
         retry = _RETRY.search(text)
-        if retry:
-            add("RetrySuccessRule", step, retry.group(0)[:80], {"story": _first(_RETRY, text) or retry.group(0)[:300]})
+        story = _first(_RETRY, text) if retry else ""
+        if retry and story:
+            add("RetrySuccessRule", step, retry.group(0)[:80], {"story": story})
             continue
-        fixes = [s for s in _sentences(text) if _FIX.search(s) and _ERROR.search(s)]
+        fixes = [s for s in _statements(text) if _FIX.search(s) and _ERROR.search(s) and _concrete(s)]
         for sentence in fixes[:8]:  # a summary may list several errors with their fixes
-            add("ErrorFixRule", step, sentence[:80], {"error": "", "fix": sentence[:300]})
+            add("ErrorFixRule", step, sentence[:80], {"error": "", "fix": shorten(sentence, 300)})
         if fixes:
             continue
         fix = _first(_FIX, text)
         if fix and len(text) <= 400 and n > 0:  # a short "fixed it by …" answering an error just before
             error = _first(_ERROR, steps[n - 1].text)
             if error:
-                add("ErrorFixRule", step, fix[:80], {"error": error[:200], "fix": fix})
+                add("ErrorFixRule", step, fix[:80], {"error": shorten(error, 200), "fix": fix})
                 continue
-        config = _CONFIG.search(text)
+        config = _CONFIG.search(" ".join(_statements(text)))
         if config:
             g = config.groupdict()
             key = g["key"] or g["zkey"] or g["jkey"]
@@ -110,13 +130,15 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
                     {"sentence": _first(_CONFIG, text), "key": key, "old": old, "new": new},
                 )
                 continue
-        tool = _NEW_TOOL.search(text)
+        tool = _NEW_TOOL.search(" ".join(_statements(text)))
+        if tool and next(v for v in tool.groupdict().values() if v).startswith(("/", ".", "~")):
+            tool = None  # "moved to /backup" is a place, not a tool
         if tool:
             name = next(v for v in tool.groupdict().values() if v)
             add("NewToolRule", step, name.lower(), {"sentence": _first(_NEW_TOOL, text), "program": name})
             continue
-        if _REPEAT.search(text):
-            sentence = _first(_REPEAT, text)
+        sentence = _first(_REPEAT, text)
+        if sentence:
             add("RepetitiveOpRule", step, sentence[:80], {"sentence": sentence}, 0.55)
     return found
 

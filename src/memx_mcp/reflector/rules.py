@@ -19,12 +19,12 @@ from .commands import (
     INSTALL,
     clean_command,
     command_key,
-    error_signature,
     explanation,
     first_segment,
     is_routine,
     program,
 )
+from .episodes import relevant
 from .transcript import Step, Transcript
 
 CONFIDENCE = {
@@ -34,11 +34,6 @@ CONFIDENCE = {
     "NewToolRule": 0.65,
     "RepetitiveOpRule": 0.5,
 }
-LOOKAHEAD = 15
-_TOOL_NOISE = re.compile(
-    r"doesn't want to proceed|tool use was rejected|Sibling tool call errored|<tool_use_error>|"
-    r"exceeds maximum allowed tokens|Request interrupted|InputValidationError"
-)
 _CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env[\w.]*|[\w.-]+\.(?:toml|ya?ml|ini|cfg|conf|properties)|config/[\w./-]+|[\w.-]*\.config\.[jt]s|"
     r"package\.json|tsconfig[\w.]*\.json|settings\.json|Dockerfile|docker-compose[\w.-]*|mix\.exs|setup\.cfg|"
@@ -64,15 +59,32 @@ class Candidate:
     context: str = ""  # an excerpt of the transcript around the evidence
 
 
-def _context(steps: Sequence[Step], start: int, end: int, limit: int = 3000) -> str:
+EPISODE_CHARS = 12000  # the most of one episode handed to the LLM in hybrid mode (about 3k tokens)
+
+
+def _clip(text: str, head: int, tail: int) -> str:
+    """The start and the end of a long output (where errors and summaries are), the middle marked cut."""
+    text = text.strip()
+    if len(text) <= head + tail + 20:
+        return text
+    return f"{text[:head]}\n[… {len(text) - head - tail} characters left out …]\n{text[-tail:]}"
+
+
+def _context(steps: Sequence[Step], start: int, end: int, limit: int = 3000, per_step: int = 600) -> str:
+    """The steps from ``start`` to ``end`` as text, in order: messages, commands whole, outputs clipped."""
     parts = []
     for s in steps[max(0, start) : end + 1]:
         if s.role == "tool":
             status = "FAILED" if s.is_error else "ok"
-            parts.append(f"[{s.tool} {status}] {clean_command(s.command)[:200]}\n{s.result[:600]}")
+            what = s.command.strip() if s.command else ", ".join(f"{k}={v}" for k, v in s.tool_input.items())[:300]
+            body = _clip(s.result, per_step * 2 // 3, per_step // 3)
+            if s.tool.lower() in ("edit", "multiedit", "write") and s.tool_input.get("new_string") is not None:
+                body = _clip(f"- {s.tool_input.get('old_string')}\n+ {s.tool_input.get('new_string')}", 300, 100)
+            parts.append(f"[{s.tool} {status}] {_clip(what, 400, 100)}\n{body}")
         else:
-            parts.append(f"[{s.role}] {s.text[:600]}")
-    return "\n".join(parts)[:limit]
+            parts.append(f"[{s.role}] {_clip(s.text, per_step * 2 // 3, per_step // 3)}")
+    text = "\n".join(parts)
+    return text if len(text) <= limit else _clip(text, limit * 2 // 3, limit // 3)
 
 
 def _candidate(
@@ -84,6 +96,7 @@ def _candidate(
     context_from: int,
     context_to: int | None = None,
     confidence: float | None = None,
+    episode: bool = False,
 ) -> Candidate:
     """A candidate of ``rule`` at ``step``; its key is prefixed by the rule, its context is the steps
     from ``context_from`` to ``context_to`` (default: the step itself)."""
@@ -94,27 +107,14 @@ def _candidate(
         step.turn,
         f"{rule}:{key}",
         facts,
-        _context(steps, context_from, step.index if context_to is None else context_to),
+        _context(steps, context_from, step.index if context_to is None else context_to)
+        if not episode
+        else _context(steps, context_from, context_to or step.index, EPISODE_CHARS, 1200),
     )
 
 
 def _is_exec(step: Step) -> bool:
     return step.role == "tool" and isinstance(step.tool_input.get("command"), str)
-
-
-def _why_between(steps: Sequence[Step], start: int, end: int, messages: int = 2) -> str:
-    """The explanation in the first ``messages`` assistant messages after ``start``: later ones have
-    usually moved on to another problem."""
-    seen = 0
-    for s in steps[start + 1 : end]:
-        if s.role == "assistant":
-            why = explanation(s.text)
-            if why:
-                return why
-            seen += 1
-            if seen >= messages:
-                break
-    return ""
 
 
 def _why_before(steps: Sequence[Step], at: int, window: int = 4) -> str:
@@ -124,59 +124,6 @@ def _why_before(steps: Sequence[Step], at: int, window: int = 4) -> str:
             if why:
                 return why
     return ""
-
-
-def error_episodes(t: Transcript) -> list[Candidate]:
-    """ErrorFix and RetrySuccess: a failed command resolved by a later run of the same command."""
-    steps = t.steps
-    found: list[Candidate] = []
-    consumed: set[int] = set()
-    for i, fail in enumerate(steps):
-        if i in consumed or not (_is_exec(fail) and fail.is_error) or _TOOL_NOISE.search(fail.result[:300]):
-            continue
-        key = command_key(fail.command)
-        signature = error_signature(fail.result)
-        attempts = [fail]
-        resolution: Step | None = None
-        for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
-            s = steps[j]
-            if not _is_exec(s) or command_key(s.command) != key:
-                continue
-            if s.is_error and error_signature(s.result) == signature:
-                attempts.append(s)
-                consumed.add(j)
-                continue
-            resolution = s
-            break
-        if resolution is None or not signature:
-            continue
-        why = _why_between(steps, i, resolution.index)
-        between = [
-            clean_command(s.command)
-            for s in steps[i + 1 : resolution.index]
-            if _is_exec(s) and not s.is_error and not is_routine(s.command) and command_key(s.command) != key
-        ]
-        edited = [
-            PurePosixPath(str(s.tool_input.get("file_path"))).name
-            for s in steps[i + 1 : resolution.index]
-            if s.role == "tool" and s.tool in ("Edit", "Write", "MultiEdit") and not s.is_error
-        ]
-        failed_cmd, fixed_cmd = clean_command(fail.command), clean_command(resolution.command)
-        if not (why or between or failed_cmd != fixed_cmd):
-            continue  # no knowable fix
-        rule = "RetrySuccessRule" if len(attempts) >= 2 else "ErrorFixRule"
-        facts = {
-            "command": failed_cmd,
-            "error": signature,
-            "why": why,
-            "then_ran": "; ".join(dict.fromkeys(between[:2])),
-            "worked": fixed_cmd if fixed_cmd != failed_cmd else "",
-            "edited": ", ".join(dict.fromkeys(edited[:3])),
-            "attempts": str(len(attempts)),
-            "outcome": "succeeded" if not resolution.is_error else "got past this error",
-        }
-        found.append(_candidate(rule, fail, f"{key}:{signature}", facts, steps, i - 1, resolution.index))
-    return found
 
 
 def _assignments(text: str) -> dict[str, str]:
@@ -201,6 +148,8 @@ def config_changes(t: Transcript) -> list[Candidate]:
             changed = {k: (old[k], v) for k, v in new.items() if k in old and old[k] != v}
             added = {k: v for k, v in new.items() if k not in old}
             why = _why_before(t.steps, s.index)
+            if why and not relevant(why, f"{path}\n{s.tool_input.get('old_string')}\n{new}"):
+                why = ""  # an explanation of another problem is not this change's cause
             if not changed and not (added and why):
                 continue  # an unexplained addition is routine editing
             name = "/".join(PurePosixPath(path).parts[-2:])
@@ -214,13 +163,30 @@ def config_changes(t: Transcript) -> list[Candidate]:
             found.append(_candidate("ConfigChangeRule", s, key, facts, t.steps, s.index - 3))
         elif _is_exec(s):
             for var, value in _EXPORT.findall(s.command):
-                facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": _why_before(t.steps, s.index)}
+                why = _why_before(t.steps, s.index)
+                why = why if relevant(why, s.command) else ""
+                facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": why}
                 found.append(_candidate("ConfigChangeRule", s, f"export:{var}", facts, t.steps, s.index - 2))
     return found
 
 
-def new_tools(t: Transcript) -> list[Candidate]:
-    """NewTool: a successful install of named packages, or a project-specific CLI used repeatedly."""
+def _asked_for(steps: Sequence[Step], at: int, packages: list[str], window: int = 12) -> str:
+    """The line of the task that called for a package installed at ``at`` (the person's request or the
+    issue being worked on names it): that makes the install a project decision, not routine."""
+    names = [p.lstrip("@").split("@")[0].split("==")[0].lower() for p in packages]
+    names = [n for n in names if len(n) >= 4]
+    for s in reversed(steps[max(0, at - window) : at]):
+        text = s.text if s.role == "user" else s.result if _is_exec(s) and not is_routine(s.command) else ""
+        for line in text.splitlines():
+            low = line.lower()
+            if any(n in low for n in names) and not INSTALL.search(line) and 8 <= len(line.strip()) <= 300:
+                return line.strip(" ·○●*#-\t")
+    return ""
+
+
+def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate]:
+    """NewTool: an install the session explains or the task called for (a plain install is not a lesson by
+    itself; one that fixed an error is told by its episode), or a project-specific CLI used often."""
     found: list[Candidate] = []
     uses: dict[str, list[Step]] = defaultdict(list)
     for s in t.steps:
@@ -229,26 +195,30 @@ def new_tools(t: Transcript) -> list[Candidate]:
         cmd = clean_command(s.command)
         m = INSTALL.match(cmd)
         if m:
-            packages = [w for w in m.group("rest").split() if not w.startswith(("-", ".", "/")) and w != "&&"]
-            if packages:
-                facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": _why_before(t.steps, s.index)}
-                found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
+            packages = [w for w in m.group("rest").split() if not w.startswith(("-", ".", "/", "<")) and w != "&&"]
+            if packages and s.index not in (credited or set()):
+                why = _why_before(t.steps, s.index)
+                why = why if relevant(why, " ".join(packages)) else ""
+                why = why or _asked_for(t.steps, s.index, packages)
+                if why:
+                    facts = {"install": cmd, "packages": ", ".join(packages[:4]), "why": why}
+                    found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
             continue
         prog = program(cmd)
         if prog and prog not in COMMON_CLIS and re.fullmatch(r"[a-z][\w.-]{0,30}", prog):
             uses[prog].append(s)
     for prog, steps in uses.items():
-        if len(steps) < 2:
+        if len(steps) < 3:
             continue
         by_key: dict[str, str] = {}
         for s in steps:
-            by_key.setdefault(command_key(s.command), first_segment(s.command)[:60])
+            by_key.setdefault(command_key(s.command), first_segment(s.command))
         variants = list(by_key)
-        examples = list(by_key.values())[:4]
+        examples = [e for e in by_key.values() if len(e) <= 60 and program(e) == prog][:4]
         facts = {
             "program": prog,
             "subcommands": ", ".join(variants[:5]),
-            "examples": " | ".join(examples),
+            "examples": "\n".join(examples),
             "uses": str(len(steps)),
         }
         found.append(_candidate("NewToolRule", steps[0], f"cli:{prog}", facts, t.steps, steps[0].index - 1))
@@ -300,11 +270,21 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
 def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     """Every rule over the transcript; candidates before ``start_step`` (already reflected) are left out,
     and two candidates with the same key are one."""
+    from .episode_rules import error_episodes, harness_notices
     from .prose import prose_candidates
 
-    tools = new_tools(t)
+    errors = error_episodes(t)
+    credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
+    tools = new_tools(t, credited)
     clis = {c.facts["program"] for c in tools if "program" in c.facts}
-    everything = [*error_episodes(t), *config_changes(t), *tools, *repetitive_ops(t, clis), *prose_candidates(t)]
+    everything = [
+        *errors,
+        *harness_notices(t),
+        *config_changes(t),
+        *tools,
+        *repetitive_ops(t, clis),
+        *prose_candidates(t),
+    ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):
         if c.step >= start_step:

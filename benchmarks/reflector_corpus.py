@@ -1,0 +1,181 @@
+"""The Reflector in rules mode on the labelled multi-project corpus (benchmarks/data/reflector_corpus).
+
+Every session of one split (all groups: ``cc``, ``fmt``) is reflected as ``memx reflect`` would (the
+sanitizer learns the session first). A bullet catches a labelled lesson when it contains every one of the
+lesson's ``must_contain`` strings (case-insensitive). Bullets are judged by hand in
+``<split>/judgements.jsonl`` (one line per bullet: session, hash of the bullet text, label
+keep|noise|false, why); bullets without a judgement are listed and written to a file for a judge.
+
+    python benchmarks/reflector_corpus.py --split tune
+    python benchmarks/reflector_corpus.py --split heldout --corpus DIR --unjudged /tmp/unjudged.jsonl
+
+Printed: per session and in total, bullets, lessons, lessons caught, precision (keep / bullets), the share
+of bullets stating something false, and per format. Which figures are on tuned data is said in
+benchmarks/RESULTS.md: the ``tune`` split is what the rules were tuned on, ``heldout`` is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memx_mcp.reflector.pipeline import Reflector
+from memx_mcp.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.reflector.transcript import parse_transcript
+
+ROOT = Path(__file__).parents[1]
+DEFAULT_CORPUS = ROOT / "benchmarks" / "data" / "reflector_corpus"
+LABELS = ("keep", "noise", "false")
+
+
+def bullet_hash(text: str) -> str:
+    """The key of a bullet in the judgement file: the same text in the same session is judged once."""
+    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:16]
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise SystemExit(f"{path}:{n}: not JSON ({exc})") from exc
+    return rows
+
+
+@dataclass
+class SessionResult:
+    group: str
+    session: str
+    format: str
+    bullets: list[str] = field(default_factory=list)
+    lessons: list[dict[str, Any]] = field(default_factory=list)
+    caught: list[str] = field(default_factory=list)
+    judged: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
+    unjudged: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def catches(bullet: str, lesson: dict[str, Any]) -> bool:
+    low = bullet.lower()
+    needles = [str(m).lower() for m in lesson.get("must_contain") or []]
+    return bool(needles) and all(m in low for m in needles)
+
+
+def run(corpus: Path, split: str, judgements_path: Path) -> list[SessionResult]:
+    base = corpus / split
+    if not base.is_dir():
+        raise SystemExit(f"no split folder {base}")
+    judgements = {(j["session"], j["hash"]): j for j in _jsonl(judgements_path)}
+    sanitizer = PrivacySanitizer()
+    results: list[SessionResult] = []
+    for group_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        sessions = _jsonl(group_dir / "sessions.jsonl")
+        labels: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in _jsonl(group_dir / "labels.jsonl"):
+            if row.get("lesson"):
+                labels[row["session"]].append(row)
+        for meta in sessions:
+            path = group_dir / meta["file"]
+            r = SessionResult(group_dir.name, meta["session"], meta.get("format", "?"))
+            r.lessons = labels.get(meta["session"], [])
+            start = time.process_time()
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                transcript = parse_transcript(text)
+                report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
+            except Exception as exc:  # one unreadable session is reported, the others still count
+                r.error = f"{type(exc).__name__}: {exc}"
+                results.append(r)
+                continue
+            r.seconds = time.process_time() - start
+            r.notes = list(report.notes)
+            r.bullets = [b.content for b in report.bullets]
+            r.caught = [lesson["lesson"] for lesson in r.lessons if any(catches(b, lesson) for b in r.bullets)]
+            for b in r.bullets:
+                j = judgements.get((r.session, bullet_hash(b)))
+                if j is None or j.get("label") not in LABELS:
+                    r.unjudged.append(b)
+                else:
+                    r.judged[j["label"]] += 1
+            results.append(r)
+    return results
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a}/{b} = {a / b:.3f}" if b else f"{a}/0"
+
+
+def report(results: list[SessionResult], split: str) -> None:
+    print(f"## Reflector, rules mode, on the {split} split ({'TUNED ON' if split == 'tune' else 'held out'})")
+    print("| group | session | format | bullets | keep | noise | false | unjudged | lessons | caught | CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        j = r.judged
+        print(
+            f"| {r.group} | {r.session[:40]} | {r.format} | {len(r.bullets)} | {j['keep']} | {j['noise']} | "
+            f"{j['false']} | {len(r.unjudged)} | {len(r.lessons)} | {len(r.caught)} | {r.seconds:.2f} |"
+            + (f" ERROR {r.error}" if r.error else "")
+        )
+    groups: dict[str, list[SessionResult]] = defaultdict(list)
+    for r in results:
+        groups[f"format {r.format}"].append(r)
+    groups["TOTAL"] = results
+    print("\n| set | sessions | bullets | precision (keep / bullets) | false / bullets | lessons caught | unjudged |")
+    print("|---|---|---|---|---|---|---|")
+    for name, rs in sorted(groups.items(), key=lambda kv: (kv[0] == "TOTAL", kv[0])):
+        bullets = sum(len(r.bullets) for r in rs)
+        keep = sum(r.judged["keep"] for r in rs)
+        false = sum(r.judged["false"] for r in rs)
+        lessons = sum(len(r.lessons) for r in rs)
+        caught = sum(len(r.caught) for r in rs)
+        unjudged = sum(len(r.unjudged) for r in rs)
+        print(
+            f"| {name} | {len(rs)} | {bullets} | {_ratio(keep, bullets)} | {_ratio(false, bullets)} | "
+            f"{_ratio(caught, lessons)} | {unjudged} |"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--split", choices=("tune", "heldout"), default="tune")
+    ap.add_argument("--judgements", type=Path, help="default: <corpus>/<split>/judgements.jsonl")
+    ap.add_argument("--unjudged", type=Path, help="where to write unjudged bullets (default: <split>/unjudged.jsonl)")
+    ap.add_argument("--missed", action="store_true", help="also list the lessons no bullet caught")
+    args = ap.parse_args(argv)
+    judgements = args.judgements or args.corpus / args.split / "judgements.jsonl"
+    results = run(args.corpus, args.split, judgements)
+    report(results, args.split)
+    unjudged = [
+        {"session": r.session, "hash": bullet_hash(b), "label": "", "why": "", "bullet": b}
+        for r in results
+        for b in r.unjudged
+    ]
+    if unjudged:
+        out = args.unjudged or judgements.with_name("unjudged.jsonl")
+        out.write_text("".join(json.dumps(u, ensure_ascii=False) + "\n" for u in unjudged), encoding="utf-8")
+        print(f"\n{len(unjudged)} unjudged bullets written to {out}")
+    if args.missed:
+        print("\n## Lessons not caught")
+        for r in results:
+            for lesson in r.lessons:
+                if lesson["lesson"] not in r.caught:
+                    print(f"- {r.session[:30]}: {lesson['lesson']}  must_contain={lesson.get('must_contain')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
