@@ -284,3 +284,24 @@ def test_a_port_on_a_host_name_is_a_value_but_a_line_in_a_source_file_is_not() -
         for e in contradiction_evidence("Connect to db.internal:5432", "Connect to db.internal:6543")
     )
     assert contradiction_evidence("The guard in app/models.py:25 fails", "The guard in app/models.py:31 fails") == ()
+
+
+def test_a_value_contradicted_while_the_old_number_is_still_mentioned_is_a_contradiction() -> None:
+    from memx_mcp.curator import contradiction_evidence
+
+    evidence = contradiction_evidence(
+        "Set the gunicorn timeout to 30 seconds",
+        "Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads",
+    )
+    assert any("30 vs 120" in e for e in evidence), evidence
+
+
+def test_a_comma_inside_a_number_does_not_end_its_clause() -> None:
+    from memx_mcp.curator import contradiction_evidence
+
+    assert any(
+        "vs 500" in e
+        for e in contradiction_evidence(
+            "Keep the Redis pool at 1,000 connections", "Keep the Redis pool at 500 connections"
+        )
+    )

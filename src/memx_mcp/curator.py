@@ -106,6 +106,8 @@ _TEMPLATE_WORDS = frozenset(
     "when fail fails failed with worked work run first then project use uses cli e.g fix was also".split()
 )
 _CLAUSE = re.compile(r"\s*(?:[;:,—–]|\bbut\b|\bwhile\b|\bwhereas\b|，|；|：)\s*")
+# Where a value's clause ends: punctuation followed by a space ("db:5432", "1,000" stay whole), or a dash.
+_VALUE_CLAUSE = re.compile(r"\s*(?:[;,:](?=\s)|\s[—–-]\s|\bbut\b|\bwhile\b|\bwhereas\b|[，；：])\s*")
 _NEGATION_MIN_OVERLAP = 0.5  # the negated clause must say what a clause of the other side says
 
 
@@ -118,25 +120,34 @@ def _values(text: str) -> list[tuple[str, frozenset[str]]]:
     """The numbers that state a value, each with the words around it (its subject)."""
     from .retrieval.tokenize import CJK_STOP_CHARS, STOP_WORDS, stem
 
-    clean = _NOT_A_VALUE.sub(" ", without_output(text))
     found: list[tuple[str, frozenset[str]]] = []
-    for m in _NUMBER.finditer(clean):
-        before = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clean[max(0, m.start() - 60) : m.start()])[-4:]
-        after = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clean[m.end() : m.end() + 40])[:3]
-        words = {stem(w.lower()) for w in (*before, *after)}
-        words -= STOP_WORDS | _TEMPLATE_WORDS | CJK_STOP_CHARS
-        value = m.group(0)
-        found.append((value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value, frozenset(words)))
+    # a value's subject lies in its own clause: "timeout 120 s, 30 s kills uploads" gives 30 to the uploads
+    for clause in _VALUE_CLAUSE.split(_NOT_A_VALUE.sub(" ", without_output(text))):
+        for m in _NUMBER.finditer(clause):
+            before = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clause[max(0, m.start() - 60) : m.start()])[-4:]
+            after = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clause[m.end() : m.end() + 40])[:3]
+            words = {stem(w.lower()) for w in (*before, *after)}
+            words -= STOP_WORDS | _TEMPLATE_WORDS | CJK_STOP_CHARS
+            value = m.group(0)
+            number = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value
+            found.append((number, frozenset(words)))
     return found
 
 
 def _numeric_evidence(a: str, b: str) -> str:
-    va, vb = _values(a), _values(b)
-    na, nb = {n for n, _ in va}, {n for n, _ in vb}
-    for x, cx in va:
-        for y, cy in vb:
-            if x != y and x not in nb and y not in na and cx & cy:
-                return f"different values: {x} vs {y} ({', '.join(sorted(cx & cy)[:3])})"
+    """A value of ``a`` whose subject is best matched, in ``b``, by another value. The same number may
+    appear on both sides and still be contradicted: "timeout 30 s" vs "timeout 120 s, 30 s kills
+    uploads" gives the timeout 120 and says what 30 does."""
+    vb = _values(b)
+    for x, cx in _values(a):
+        shared = [(len(cx & cy), y, cx & cy) for y, cy in vb if cx & cy]
+        if not shared:
+            continue
+        best = max(n for n, _, _ in shared)
+        nearest = [(y, words) for n, y, words in shared if n == best]
+        if all(y != x for y, _ in nearest):
+            y, words = nearest[0]
+            return f"different values: {x} vs {y} ({', '.join(sorted(words)[:3])})"
     return ""
 
 
