@@ -579,6 +579,50 @@ def test_selected_conflicts_are_dismissed_in_bulk(ui: UiServer, memory: Memory, 
     assert memory.list_conflicts() == [] and memory.stats().active == 4  # dismissed: both sides kept
 
 
+def tab_to(browser: Any, selector: str, most: int = 60) -> None:
+    """Press Tab until the element matching ``selector`` has the focus (reachable by keyboard), or fail."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    for _ in range(most):
+        if browser.execute_script(f"return document.activeElement.matches({json.dumps(selector)})"):
+            return
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+    raise AssertionError(f"{selector} is not reachable with Tab")
+
+
+@needs_browser
+def test_conflicts_are_resolved_and_dismissed_in_bulk_by_keyboard_alone(
+    ui: UiServer, memory: Memory, browser: Any
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    a = memory.remember("A Redis pool of 10 connections is enough").bullet
+    b = memory.remember("Redis is only stable with a pool of 50 connections or more").bullet
+    memory.remember("Set the gunicorn timeout to 30 seconds")
+    memory.remember("Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads")
+    browser.get(ui.url)
+    wait_for(browser, lambda d: d.find_element(By.ID, "conflict-count").text == "(2)")
+    tab_to(browser, "#tab-conflicts")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict")) == 2)
+    redis = next(c for c in browser.find_elements(By.CSS_SELECTOR, "#conflicts .conflict") if "Redis" in c.text)
+    keep_b = redis.find_element(By.CSS_SELECTOR, "button[data-keep='b']")
+    browser.execute_script("arguments[0].setAttribute('data-target', '1')", keep_b)
+    tab_to(browser, "#conflicts button[data-target='1']")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict")) == 1)
+    assert {x.id: x.status.value for x in memory.store.get([a.id, b.id])} == {a.id: "archived", b.id: "active"}
+    tab_to(browser, "#c-select-all")
+    ActionChains(browser).send_keys(Keys.SPACE).perform()
+    tab_to(browser, "#c-bulk-dismiss")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_for(browser, lambda d: "No open conflicts." in d.find_element(By.ID, "conflicts").text)
+    assert memory.list_conflicts() == [] and page_errors(browser) == []
+
+
 def raw_request(port: int, head: str) -> bytes:
     """The server's first answer to ``head`` sent as is on a socket (no body follows)."""
     with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
