@@ -315,21 +315,9 @@ def _repair(args: argparse.Namespace, settings: Settings) -> int:
         "conflicts_lost": c.lost,
         "notes": done.notes,
     }
-    if args.json:
-        sys.stdout.write(json.dumps(out, indent=2) + "\n")
-        return 0
-    lines = [f"Backed up the store to {done.backup}."]
-    lines += [f"Found: {p}." for p in done.problems] or ["Found no damage; rebuilt it anyway."]
-    lines.append(f"Recovered {b.recovered} bullet(s) and {c.recovered} conflict record(s).")
-    if b.lost or c.lost:
-        lines.append(
-            f"Lost {b.lost} bullet(s) and {c.lost} conflict record(s): their data files are missing or cut short "
-            "(the backup keeps whatever was there)."
-        )
-    if b.unreadable:
-        lines.append("The bullets table could not be read at all; its files are kept in the backup.")
-    lines += done.notes
-    sys.stdout.write("\n".join(lines) + "\n")
+    from .render import repair_text
+
+    sys.stdout.write(json.dumps(out, indent=2) + "\n" if args.json else repair_text(out) + "\n")
     return 0
 
 

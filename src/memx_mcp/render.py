@@ -196,3 +196,18 @@ def list_text(r: ListOut, width: int = 100) -> str:
 def check_line(status: str, name: str, detail: str, fix: str) -> str:
     mark = _c(status.ljust(4), {"OK": "32", "WARN": "33", "FAIL": "1;31"}.get(status, "0"))
     return f"{mark}  {name.ljust(11)} {detail}" + (f"\n      fix: {fix}" if fix else "")
+
+
+def repair_text(out: dict[str, Any]) -> str:
+    """What ``memx repair`` did, in sentences (``out`` is its ``--json`` answer)."""
+    lines = [f"Backed up the store to {out['backup']}."]
+    lines += [f"Found: {p}." for p in out["problems"]] or ["Found no damage; rebuilt it anyway."]
+    lines.append(f"Recovered {out['bullets_recovered']} bullet(s) and {out['conflicts_recovered']} conflict record(s).")
+    if out["bullets_lost"] or out["conflicts_lost"]:
+        lines.append(
+            f"Lost {out['bullets_lost']} bullet(s) and {out['conflicts_lost']} conflict record(s): their data files "
+            "are missing or cut short (the backup keeps whatever was there)."
+        )
+    if out["bullets_unreadable"]:
+        lines.append("The bullets table could not be read at all; its files are kept in the backup.")
+    return "\n".join([*lines, *out["notes"]])

@@ -106,6 +106,8 @@ class Impostor:
             self.sock.bind(state["path"])
         else:
             self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            # the dead helper's connections may linger in TIME_WAIT; an attacker would not wait for them either
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             self.sock.bind(("127.0.0.1", int(state["port"])))
         self.sock.listen(8)
         self.sock.settimeout(0.2)
