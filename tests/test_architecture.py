@@ -35,5 +35,8 @@ def test_the_server_module_imports_no_heavy_dependency_at_start_up() -> None:
 
 
 def test_no_module_grows_past_the_style_limit() -> None:
+    # A tripwire, not the rule: STYLE says a big module is fine when it is one concept (the store adapter,
+    # the sanitizer); 400 lines drove splits the tree could not explain. Import contracts (issue 21) are
+    # meant to replace this test.
     for f in SRC.rglob("*.py"):
-        assert len(f.read_text(encoding="utf-8").splitlines()) <= 400, f
+        assert len(f.read_text(encoding="utf-8").splitlines()) <= 600, f

@@ -210,6 +210,9 @@ def _socket_path(run: Path) -> tuple[Path, Path | None]:
 def _listen(run: Path, tcp: bool) -> tuple[socket.socket, dict[str, Any]]:
     if tcp:
         server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # lets the next helper take the port while this one's closed connections sit in TIME_WAIT (Linux
+        # needs the flag on both sockets); a port another socket listens on can never be taken this way
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         server.bind(("127.0.0.1", 0))
         where: dict[str, Any] = {"transport": "tcp", "port": server.getsockname()[1]}
     else:
