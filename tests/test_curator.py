@@ -305,3 +305,12 @@ def test_a_comma_inside_a_number_does_not_end_its_clause() -> None:
             "Keep the Redis pool at 1,000 connections", "Keep the Redis pool at 500 connections"
         )
     )
+
+
+def test_never_doing_what_the_other_side_recommends_is_a_contradiction_even_across_clauses() -> None:
+    from memx_mcp.curator import contradiction_evidence
+
+    evidence = contradiction_evidence(
+        "Tabs are always better than spaces in Makefiles", "Never use tabs in Makefiles, spaces are always better"
+    )
+    assert any("negation" in e for e in evidence), evidence

@@ -412,7 +412,8 @@ def test_token_estimates_are_never_negative(text: str) -> None:
     assert estimate_tokens(text) >= (1 if text else 0)
 
 
-NAME = st.from_regex(r"[A-Za-z0-9._@+-]{1,30}", fullmatch=True)
+# names made only of dots, or holding "..", are refused (they read as paths)
+NAME = st.from_regex(r"[A-Za-z0-9._@+-]{1,30}", fullmatch=True).filter(lambda n: ".." not in n and n.strip("."))
 
 
 @given(NAME, st.none() | NAME)

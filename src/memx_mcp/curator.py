@@ -109,6 +109,7 @@ _CLAUSE = re.compile(r"\s*(?:[;:,—–]|\bbut\b|\bwhile\b|\bwhereas\b|，|；|�
 # Where a value's clause ends: punctuation followed by a space ("db:5432", "1,000" stay whole), or a dash.
 _VALUE_CLAUSE = re.compile(r"\s*(?:[;,:](?=\s)|\s[—–-]\s|\bbut\b|\bwhile\b|\bwhereas\b|[，；：])\s*")
 _NEGATION_MIN_OVERLAP = 0.5  # the negated clause must say what a clause of the other side says
+_NEGATION_MIN_CONTAINED = 0.8  # or nearly all of its words are said somewhere by the other side
 
 
 def without_output(text: str) -> str:
@@ -157,7 +158,9 @@ def _clauses(text: str) -> list[str]:
 
 def _negation_evidence(a: str, b: str) -> str:
     """A negation on one side only, in a clause that the other side states without one."""
-    ca, cb = _clauses(without_output(a)), _clauses(without_output(b))
+    # code spans first: a quote left open inside one (a commit message cut short) would pair with the
+    # next quote and leave the quoted error output that follows looking like the bullet's own words
+    ca, cb = _clauses(without_output(_CODE.sub(" ", a))), _clauses(without_output(_CODE.sub(" ", b)))
     negated = [(c, m) for c in ca if (m := _NEGATION.search(_CODE.sub(" ", c)))]
     other = cb
     if not negated:
@@ -165,11 +168,25 @@ def _negation_evidence(a: str, b: str) -> str:
         other = ca
     if not negated or any(_NEGATION.search(_CODE.sub(" ", c)) for c in other):
         return ""
+    said = " ".join(other)
     for clause, match in negated:
         plain = _NEGATION.sub(" ", clause)
-        if any(word_overlap(plain, o, _TEMPLATE_WORDS) >= _NEGATION_MIN_OVERLAP for o in other):
+        # what the negated clause is about, said by the other side in any of its clauses: "Never use tabs
+        # in Makefiles" denies "Tabs are always better than spaces in Makefiles"
+        if any(word_overlap(plain, o, _TEMPLATE_WORDS) >= _NEGATION_MIN_OVERLAP for o in other) or (
+            _contained(plain, said) >= _NEGATION_MIN_CONTAINED
+        ):
             return f"negation on one side only: {match.group(0)!r}"
     return ""
+
+
+def _contained(part: str, whole: str) -> float:
+    """The share of ``part``'s meaningful words that ``whole`` says too."""
+    from .retrieval.tokenize import query_terms
+
+    words = {_stem(t) for t in query_terms(_MASK.sub(" ", part))} - _TEMPLATE_WORDS
+    said = {_stem(t) for t in query_terms(_MASK.sub(" ", whole))}
+    return len(words & said) / len(words) if words else 0.0
 
 
 def contradiction_evidence(a: str, b: str) -> tuple[str, ...]:
