@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,3 +26,16 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMX_")}
     env.update({"MEMX_HOME": str(home), **extra})
     return env
+
+
+def run_hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`memx hook claude-code` as Claude Code runs it: the hook JSON on stdin, a helper that idles out soon."""
+    return subprocess.run(
+        [*script("memx"), "hook", "claude-code", *args],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=home.parent,
+        env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1"),
+        timeout=60,
+    )

@@ -38,16 +38,13 @@ def _project(tmp_path: Path) -> Path:
     return proj
 
 
+def _install(memx: list[str], proj: Path, env: dict[str, str], scope: str) -> subprocess.CompletedProcess[str]:
+    command = [*memx, "install", "claude-code", "--scope", scope]
+    return subprocess.run(command, cwd=proj, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
 def _install_and_list(memx: list[str], proj: Path, env: dict[str, str], scope: str) -> str:
-    done = subprocess.run(
-        [*memx, "install", "claude-code", "--scope", scope],
-        cwd=proj,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _install(memx, proj, env, scope)
     assert done.returncode == 0, done.stdout + done.stderr
     listed = subprocess.run(
         [str(CLAUDE), "mcp", "list"], cwd=proj, env=env, capture_output=True, text=True, timeout=180, check=False
@@ -118,15 +115,7 @@ def test_a_project_file_names_the_checkout_relatively_or_memx_refuses_with_the_r
     tmp_path: Path, uv_cache: Path
 ) -> None:
     proj, env = _project(tmp_path), _uvx_env(tmp_path, uv_cache)
-    refused = subprocess.run(
-        [str(UV), "--from", str(REPO), "memx", "install", "claude-code", "--scope", "project"],
-        cwd=proj,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    refused = _install([str(UV), "--from", str(REPO), "memx"], proj, env, "project")
     assert refused.returncode == 1 and "outside this project" in refused.stderr
     assert not (proj / ".mcp.json").exists()
     inside = tmp_path / "memx-checkout"  # the project is a checkout of memx itself: `uvx --from .` travels with it

@@ -24,7 +24,7 @@ from memx_mcp.memory import Memory
 from memx_mcp.retrieval.budget import estimate_tokens
 
 from .conftest import Clock
-from .helpers import env_for, script
+from .helpers import env_for, run_hook, script
 
 REDIS = "Set MAX_POOL_SIZE=50 in .env because Redis drops connections at 10"
 ALEMBIC = "When alembic upgrade fails with 'Can't locate revision', run alembic stamp head first"
@@ -105,16 +105,7 @@ def home(tmp_path: Path) -> Iterator[Path]:
             os.kill(int(data["pid"]), signal.SIGTERM)
 
 
-def hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*script("memx"), "hook", "claude-code", *args],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=home.parent,
-        env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1"),
-        timeout=60,
-    )
+hook = run_hook
 
 
 def test_the_hooks_print_context_from_the_warm_helper(home: Path, tmp_path: Path) -> None:

@@ -558,14 +558,20 @@ def test_the_page_api_pages_sorts_filters_and_marks_what_recall_returns(memory: 
     assert len(cards) == 1 and "10 vs 50" in " ".join(cards[0]["evidence"])
 
 
+def two_conflicts(memory: Memory) -> tuple[Any, Any]:
+    """Two open contradictions (a Redis pool size, a gunicorn timeout); the Redis pair's bullets."""
+    a = memory.remember("A Redis pool of 10 connections is enough").bullet
+    b = memory.remember("Redis is only stable with a pool of 50 connections or more").bullet
+    memory.remember("Set the gunicorn timeout to 30 seconds")
+    memory.remember("Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads")
+    return a, b
+
+
 @needs_browser
 def test_selected_conflicts_are_dismissed_in_bulk(ui: UiServer, memory: Memory, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
-    memory.remember("A Redis pool of 10 connections is enough")
-    memory.remember("Redis is only stable with a pool of 50 connections or more")
-    memory.remember("Set the gunicorn timeout to 30 seconds")
-    memory.remember("Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads")
+    two_conflicts(memory)
     open_ids = {c.conflict.id for c in memory.list_conflicts()}
     assert len(open_ids) == 2
     browser.get(ui.url)
@@ -599,10 +605,7 @@ def test_conflicts_are_resolved_and_dismissed_in_bulk_by_keyboard_alone(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    a = memory.remember("A Redis pool of 10 connections is enough").bullet
-    b = memory.remember("Redis is only stable with a pool of 50 connections or more").bullet
-    memory.remember("Set the gunicorn timeout to 30 seconds")
-    memory.remember("Set the gunicorn timeout to 120 seconds, 30 seconds kills slow uploads")
+    a, b = two_conflicts(memory)
     browser.get(ui.url)
     wait_for(browser, lambda d: d.find_element(By.ID, "conflict-count").text == "(2)")
     tab_to(browser, "#tab-conflicts")

@@ -24,7 +24,7 @@ import pytest
 
 from memx_mcp.memory import Memory
 
-from ..helpers import env_for, script
+from ..helpers import env_for, run_hook
 
 REDIS = "Set MAX_POOL_SIZE=50 in .env because Redis drops connections at 10"
 PROMPT = "redis keeps dropping connections"
@@ -41,15 +41,7 @@ def read_state(home: Path) -> dict[str, Any]:
 
 def hook(home: Path, session: str, prompt: str = PROMPT) -> subprocess.CompletedProcess[str]:
     payload = {"hook_event_name": "UserPromptSubmit", "prompt": prompt, "session_id": session, "cwd": str(home.parent)}
-    return subprocess.run(
-        [*script("memx"), "hook", "claude-code"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=home.parent,
-        env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1"),
-        timeout=60,
-    )
+    return run_hook(home, payload)
 
 
 class Helpers:
