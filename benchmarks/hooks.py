@@ -7,7 +7,10 @@ the calls after it are the warm path. Reported: the cold first call, then p50 / 
 of SessionStart and of UserPromptSubmit (prompts related to the store and unrelated ones), and how many
 printed something.
 
-    python benchmarks/hooks.py [--size 10000] [--calls 60]
+Then `memx recall` from a terminal: answered by the warm helper, and on its own (``MEMX_NO_HELPER=1``: it
+opens the store and loads the model itself).
+
+    python benchmarks/hooks.py [--size 10000] [--calls 60] [--cli-calls 20]
 """
 
 from __future__ import annotations
@@ -38,10 +41,19 @@ def call(home: Path, payload: dict[str, str]) -> tuple[float, str]:
     return time.perf_counter() - start, done.stdout
 
 
+def command(home: Path, *args: str, **extra: str) -> float:
+    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1", **extra}
+    start = time.perf_counter()
+    done = subprocess.run([*MEMX, *args], capture_output=True, text=True, env=env, cwd=home)
+    assert done.returncode == 0, done.stderr
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--calls", type=int, default=60)
+    parser.add_argument("--cli-calls", type=int, default=20)
     args = parser.parse_args()
     memory, _ = build(args.size)
     home = memory.settings.home
@@ -67,6 +79,12 @@ def main() -> None:
         print(f"{args.size} bullets; first call (starts the helper: store open, model load): {cold * 1000:.0f} ms")
         print(f"SessionStart warm: {percentiles(starts)}")
         print(f"UserPromptSubmit warm: {percentiles(prompts)}; printed context for {printed}/{args.calls} prompts")
+        # the memx command itself, answered by the running helper, and run on its own (MEMX_NO_HELPER)
+        queries = [f"{rng.choice(VERBS)} {rng.choice(THINGS)} {rng.choice(TOOLS)}" for _ in range(args.cli_calls)]
+        warm = [command(home, "recall", q) for q in queries]
+        alone = [command(home, "recall", q, MEMX_NO_HELPER="1") for q in queries[: max(3, args.cli_calls // 4)]]
+        print(f"memx recall, helper warm: {percentiles(warm)}")
+        print(f"memx recall, on its own (store open, model load): {percentiles(alone)}")
     finally:
         state = home / "run" / "hook-helper.json"
         if state.exists():

@@ -65,6 +65,12 @@ def test_on_a_branch_the_session_start_hook_prints_what_was_remembered_and_recal
     top = found["results"][0]
     assert top["scope"] == "project:shop" and "pytest-xdist" in top["content"]
     assert top["score"]["scope"] == 1.15
+    assert (
+        found["scope_why"]
+        == f"project:shop/workspace:feature-login: from the git repository at the working directory {repo}"
+    )
+    told = json.loads(_memx(repo, home, "remember", "Run make seed before the checkout tests", "--json"))
+    assert told["bullet"]["scope"] == "project:shop" and told["scope_why"].startswith("project:shop: new bullets go")
 
 
 def test_the_readme_example_prompt_gets_its_bullet_and_chatter_gets_nothing(tmp_path: Path) -> None:

@@ -63,4 +63,8 @@ def test_a_server_outside_any_repository_works_in_the_clients_root(tmp_path: Pat
     assert out["remember"]["bullet"]["scope"] == "project:shop"
     assert out["recall"]["scope"] == "project:shop" and out["recall"]["results"]
     assert "client's workspace root" in out["why"] and str(shop) in out["why"]
+    # every answer says which scope and why, not only the resource
+    assert out["remember"]["scope_why"].startswith("project:shop:") and str(shop) in out["remember"]["scope_why"]
+    assert "client's workspace root" in out["recall"]["scope_why"]
+    assert "client's workspace root" in out["after"]["scope_why"] and str(blog) in out["after"]["scope_why"]
     assert out["after"]["scope"] == "project:blog" and not out["after"]["results"]  # shop's bullet stays in shop

@@ -340,40 +340,65 @@ def _quiet_stdout() -> None:
         os.dup2(null.fileno(), sys.stdout.fileno())
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    settings: Settings | None = None
+# Commands the warm helper answers when it runs for the same data folder and settings: they read nothing
+# from stdin or from files named relative to the working directory, and finish in moments.
+WARM_COMMANDS = frozenset(
+    {"remember", "recall", "forget", "show", "edit", "list", "stats", "conflicts", "gc", "restore"}
+)
+
+
+def answer_command(memory: Memory, argv: Sequence[str], *, color: bool) -> tuple[int, str, str] | None:
+    """Run one command line on an open Memory (the warm helper's side): exit code, stdout, stderr; None
+    for a command the helper does not answer. The caller serialises calls (stdout is redirected)."""
+    import contextlib
+    import io
+
+    from . import render
+
     try:
-        settings = load_settings(home=args.home)
-        if args.command == "sanitize":
-            return _sanitize(args, settings)
-        if args.command == "hook":
-            from .hooks import claude_code
+        args = build_parser().parse_args(list(argv))
+    except SystemExit:
+        return None
+    if args.command not in WARM_COMMANDS or getattr(args, "scan", False):
+        return None
+    out, err = io.StringIO(), io.StringIO()
+    render.use_color(color and not args.json)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = _guarded(args, lambda: memory.settings, lambda: _run(args, memory))
+    finally:
+        render.use_color(False)
+    return code, out.getvalue(), err.getvalue()
 
-            os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
-            return claude_code.run(settings, as_json=args.json)
-        from . import render  # not before the hook: a prompt hook must start fast
-        from .compose import configure_logging, open_memory, private_files
 
-        render.use_color(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json)
-        if args.command in ("install", "uninstall"):
-            return _install(args, settings)
-        if args.command == "doctor":
-            return _doctor(args, settings)
-        if args.command == "repair":
-            return _repair(args, settings)
-        configure_logging(settings)
-        private_files()
-        needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
-        needs_model = needs_model or (args.command == "reflect" and not args.dry_run)
-        needs_model = needs_model or args.command in ("import",) or getattr(args, "keep", None) == "merge"
-        if getattr(args, "dry_run", False) and not (settings.home / "store").exists():
-            return _dry_run(args, settings)
-        memory = open_memory(
-            settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model
-        )
-        code = _run(args, memory)
+def _from_helper(args: argparse.Namespace, settings: Settings, argv: Sequence[str]) -> int | None:
+    """The exit code of the command as the warm helper ran it, when one runs for this data folder with
+    these settings; None: run it here. ``MEMX_NO_HELPER=1`` always runs it here."""
+    if args.command not in WARM_COMMANDS or getattr(args, "scan", False) or os.environ.get("MEMX_NO_HELPER"):
+        return None
+    from .hooks import helper
+
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    try:
+        answer = helper.command(settings, list(argv), Path.cwd(), color)
+    except helper.AnswerLost as exc:
+        raise MemxError(
+            f"the warm helper took the command but its answer was lost ({exc}); it may have run: "
+            "`memx list` shows the store, MEMX_NO_HELPER=1 runs a command without the helper"
+        ) from exc
+    if answer is None:
+        return None
+    sys.stdout.write(answer.stdout)
+    sys.stderr.write(answer.stderr)
+    return answer.code
+
+
+def _guarded(args: argparse.Namespace, settings: Callable[[], Settings | None], body: Callable[[], int]) -> int:
+    """``body``'s exit code; a failure becomes one clear line on stderr and exit 1 (0 for a hook, which
+    fails open: a bad setting never blocks the client)."""
+    failed = 0 if args.command == "hook" else 1
+    try:
+        code = body()
         sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
         return code
     except BrokenPipeError:  # `memx export | head`: the reader has all it wanted
@@ -381,19 +406,65 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except MemxError as exc:
         sys.stderr.write(f"memx: error: {exc}\n")
-        return 0 if args.command == "hook" else 1  # a hook fails open: a bad setting never blocks the client
+        return failed
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: say so plainly; the traceback goes to the log at DEBUG
         from .store.damage import explain
 
-        known = explain(exc, settings.home / "store") if settings is not None else None
+        where = settings()  # known once loaded: a damaged store is explained with its folder
+        known = explain(exc, where.home / "store") if where is not None else None
         if known is not None:
             sys.stderr.write(f"memx: error: {known}\n")
-            return 0 if args.command == "hook" else 1
+            return failed
         logging.getLogger("memx_mcp.cli").debug("unexpected error", exc_info=True)
         sys.stderr.write(f"memx: unexpected error ({type(exc).__name__}: {exc}); MEMX_LOG_LEVEL=DEBUG shows more\n")
-        return 0 if args.command == "hook" else 1
+        return failed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    line = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(line)
+    loaded: list[Settings] = []
+
+    def body() -> int:
+        loaded.append(load_settings(home=args.home))
+        return _command(args, loaded[0], line)
+
+    return _guarded(args, lambda: loaded[0] if loaded else None, body)
+
+
+def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) -> int:
+    if args.command == "sanitize":
+        return _sanitize(args, settings)
+    if args.command == "hook":
+        from .hooks import claude_code
+
+        os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
+        return claude_code.run(settings, as_json=args.json)
+    answered = _from_helper(args, settings, line)
+    if answered is not None:
+        return answered
+    from . import render  # not before the hook: a prompt hook must start fast
+    from .compose import configure_logging, open_memory, private_files
+
+    render.use_color(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json)
+    if args.command in ("install", "uninstall"):
+        return _install(args, settings)
+    if args.command == "doctor":
+        return _doctor(args, settings)
+    if args.command == "repair":
+        return _repair(args, settings)
+    configure_logging(settings)
+    private_files()
+    needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
+    needs_model = needs_model or (args.command == "reflect" and not args.dry_run)
+    needs_model = needs_model or args.command in ("import",) or getattr(args, "keep", None) == "merge"
+    if getattr(args, "dry_run", False) and not (settings.home / "store").exists():
+        return _dry_run(args, settings)
+    memory = open_memory(settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model)
+    return _run(args, memory)
 
 
 if __name__ == "__main__":

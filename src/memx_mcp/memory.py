@@ -5,6 +5,7 @@ reinforcement on reads. Dependencies arrive ready-made from the composition root
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -120,8 +121,13 @@ class Memory:
             self._current = parse_scope(self.settings.scope, detected) if self.settings.scope else detected
         return self._current
 
-    def scope_reason(self) -> str:
-        """Why the current scope is what it is, in words a user can act on."""
+    def scope_reason(self, given: str | None = None, *, writing: bool = False) -> str:
+        """Why the current scope is what it is, in words a user can act on; ``given``: the scope a caller
+        named; ``writing``: for a new bullet, which goes to the current scope's project unless told."""
+        if given and given.strip():
+            return f"{self.resolve_scope(given)}: named by the caller"
+        if writing and self.current_scope().project_scope() != self.current_scope():
+            return f"{self.current_scope().project_scope()}: new bullets go to the project; {self.scope_reason()}"
         scope = self.current_scope()
         if self.settings.scope:
             return f"{scope}: from the configuration (MEMX_SCOPE={self.settings.scope})"
@@ -177,7 +183,8 @@ class Memory:
         remember is stored whatever its score. New bullets go to the project scope unless told."""
         target = self.resolve_scope(scope) if scope and scope.strip() else self.current_scope().project_scope()
         draft = Draft(text, None, source, confidence, origin, tags, section=section, knowledge_type=knowledge_type)
-        return next(r for r in self.write([self.check(draft, target)]) if r)
+        done = next(r for r in self.write([self.check(draft, target)]) if r)
+        return dataclasses.replace(done, scope_why=self.scope_reason(scope, writing=True))
 
     # -- the one write path ---------------------------------------------------------------------------
 
@@ -313,7 +320,7 @@ class Memory:
                     self._reinforce(dict.fromkeys(ids, 1), request.now)
                 except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
                     log.warning("could not record recalls: %s", exc)
-        return result
+        return dataclasses.replace(result, scope_why=self.scope_reason(scope))
 
     def _reinforce(self, counts: Mapping[str, int], now: datetime) -> None:
         self.store.mark_recalled(counts, now)

@@ -124,6 +124,7 @@ class RecallResult:
     omitted_by_budget: int
     tokens_used: int
     notes: tuple[str, ...] = ()
+    scope_why: str = ""  # which scope was searched, and why that one
 
 
 RememberAction = Literal["inserted", "merged", "inserted_with_conflict"]
@@ -137,6 +138,7 @@ class RememberResult:
     similarity: float | None = None
     conflicts: tuple[Conflict, ...] = ()
     notes: tuple[str, ...] = ()
+    scope_why: str = ""  # which scope the bullet went to, and why that one
 
 
 @dataclass(frozen=True)

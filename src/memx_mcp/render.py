@@ -66,6 +66,7 @@ def remember_text(r: RememberOut) -> str:
     for c in r.conflicts:
         why = "; ".join(c.evidence) or "similar content"
         lines.append(f"  {c.kind} with {c.other_id} (similarity {c.similarity:.2f}): {why}")
+    lines.append(f"scope {r.scope_why}")
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
 
@@ -85,6 +86,7 @@ def recall_text(r: RecallOut, width: int = 100) -> str:
             )
     if r.omitted_by_budget:
         lines.append(f"{r.omitted_by_budget} more did not fit the token budget.")
+    lines.append(f"scope {r.scope_why}")
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
 

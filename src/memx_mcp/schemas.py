@@ -85,6 +85,7 @@ class HitOut(BaseModel):
 class RecallOut(BaseModel):
     query: str
     scope: str
+    scope_why: str = Field(description="why this scope: named by the caller, the client's root, the working directory")
     mode: str = Field(description="hybrid, or keyword-only when the embedding model is unavailable")
     results: list[HitOut]
     candidates: int
@@ -97,6 +98,7 @@ class RecallOut(BaseModel):
         return cls(
             query=r.query,
             scope=r.scope,
+            scope_why=r.scope_why,
             mode=r.mode,
             results=[
                 HitOut(
@@ -132,6 +134,7 @@ class RememberOut(BaseModel):
     similarity: float | None
     conflicts: list[ConflictRef]
     notes: list[str]
+    scope_why: str = Field(description="why the bullet went to its scope")
 
     @classmethod
     def of(cls, r: RememberResult) -> RememberOut:
@@ -145,6 +148,7 @@ class RememberOut(BaseModel):
                 for c in r.conflicts
             ],
             notes=list(r.notes),
+            scope_why=r.scope_why,
         )
 
 

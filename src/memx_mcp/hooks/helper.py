@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -40,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
 MAX_REQUEST = 1_000_000
 PROTOCOL = 2  # 1: the token in clear over loopback TCP, to whoever held the recorded port
 REQUEST_SECONDS = 2.0  # the whole request, from connect to its last byte: a trickling client is cut off
+HANDSHAKE_SECONDS = 3.0  # the hook's side of the challenge; the answer to a command may take longer
 MAX_CLIENTS = 16  # connections served at once; more are closed at once
 SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS and 108 on Linux, its NUL included
 USE_TCP = sys.platform == "win32" or not hasattr(socket, "AF_UNIX")
@@ -91,11 +94,52 @@ def _proof(token: str, role: str, first: str, second: str) -> str:
 # -- the hook's side -----------------------------------------------------------------------------------
 
 
+class AnswerLost(Exception):
+    """The request reached a verified helper, but its answer did not come back: the command may have run."""
+
+
 def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> str | None:
-    """The helper's answer to one hook call, or None when no verified helper is ready (never raises). A
-    peer that cannot prove it holds the state file's secret gets nothing but a random challenge. A helper of
-    another memx version or protocol (memx was upgraded while it ran) is stopped, so that a current one
-    starts."""
+    """The helper's answer to one hook call, or None when no verified helper is ready (never raises)."""
+    try:
+        answer = _exchange(settings, payload, timeout)
+    except AnswerLost:
+        return None
+    return str(answer["text"]) if answer is not None and "text" in answer else None
+
+
+@dataclass(frozen=True)
+class CommandAnswer:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def fingerprint(settings: Settings) -> str:
+    """What must be equal for the helper to answer a command as the command itself would: every setting."""
+    return hashlib.sha256(repr(dataclasses.replace(settings, home=settings.home.resolve())).encode()).hexdigest()
+
+
+def command(
+    settings: Settings, argv: list[str], cwd: Path, color: bool, timeout: float = 120.0
+) -> CommandAnswer | None:
+    """A ``memx`` command answered by the warm helper of this data folder, with no store to open and no model
+    to load; None when no verified helper with the same settings runs (then the command runs itself).
+    Raises ``AnswerLost`` when the helper took the command but its answer never came."""
+    payload = {"command": argv, "cwd": str(cwd), "color": color, "settings": fingerprint(settings)}
+    answer = _exchange(settings, payload, timeout)
+    if answer is None or "code" not in answer:
+        return None
+    try:
+        return CommandAnswer(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise AnswerLost(f"the warm helper answered something else: {type(exc).__name__}") from exc
+
+
+def _exchange(settings: Settings, payload: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """The helper's answer, or None when no verified helper is ready. A peer that cannot prove it holds
+    the state file's secret gets nothing but a random challenge. A helper of another memx version or
+    protocol (memx was upgraded while it ran) is stopped, so that a current one starts. Once the payload
+    is sent, a missing answer raises ``AnswerLost``: the caller must not run a write a second time."""
     try:
         state = json.loads(state_file(settings).read_text(encoding="utf-8"))
         if "token" not in state:
@@ -104,8 +148,12 @@ def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> st
             _retire(settings, state)
             return None
         token = str(state["token"])
-        deadline = time.monotonic() + timeout
-        with _connect(state, timeout) as conn:
+        deadline = time.monotonic() + min(timeout, HANDSHAKE_SECONDS)
+        conn = _connect(state, timeout)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    with conn:
+        try:
             if not _peer_is_the_helper(conn, state):
                 return None
             challenge = secrets.token_hex(16)
@@ -115,10 +163,15 @@ def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> st
             if not hmac.compare_digest(str(greeting["proof"]), _proof(token, "helper", challenge, nonce)):
                 return None  # not the helper that wrote the state file
             _send(conn, {"proof": _proof(token, "hook", nonce, challenge), "payload": payload})
-            answer = json.loads(_read_line(conn, deadline) or b"{}")
-        return str(answer["text"]) if "text" in answer else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        try:
+            answer = json.loads(_read_line(conn, time.monotonic() + timeout) or b"{}")
+        except (OSError, ValueError) as exc:
+            raise AnswerLost(f"{type(exc).__name__}: {exc}") from exc
+    if not isinstance(answer, dict):
+        raise AnswerLost("the warm helper answered something else")
+    return answer if "refused" not in answer else None
 
 
 def _connect(state: dict[str, Any], timeout: float) -> socket.socket:
@@ -255,9 +308,8 @@ def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
     state = state_file(settings)
     try:
         with file_lock(run / "hook-helper.lock", timeout=0.05):
-            try:
+            try:  # the model goes on loading in the background: a SessionStart needs none, a prompt waits
                 memory = open_memory(settings, warm=True)
-                memory.embedder.get(60.0)
             except Exception as exc:
                 atomic_write(state, json.dumps({"error": f"{type(exc).__name__}: {exc}", "pid": os.getpid()}))
                 log.warning("hook helper could not open the memory: %s", exc)
@@ -334,6 +386,12 @@ def _answer(
     if payload is None:
         log.warning("hook helper refused a client that could not prove the secret")
         return
+    if "command" in payload:
+        reply = _command(memory, payload, one_at_a_time, log)
+        with contextlib.suppress(OSError):
+            conn.settimeout(REQUEST_SECONDS)
+            _send(conn, reply)
+        return
     try:
         with one_at_a_time:
             cwd = Path(str(payload.get("cwd", "")))
@@ -345,6 +403,28 @@ def _answer(
     with contextlib.suppress(OSError):
         conn.settimeout(REQUEST_SECONDS)
         _send(conn, {"text": text})
+
+
+def _command(
+    memory: Memory, payload: dict[str, Any], one_at_a_time: threading.Lock, log: logging.Logger
+) -> dict[str, Any]:
+    """A ``memx`` command run here, on the open Memory, as the command would run itself."""
+    from ..cli import WARM_COMMANDS, answer_command
+
+    argv = payload.get("command")
+    if payload.get("settings") != fingerprint(memory.settings):
+        return {"refused": "other settings"}  # another environment: the command runs itself
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        return {"refused": "not a command line"}
+    cwd = Path(str(payload.get("cwd", "")))
+    with one_at_a_time:
+        memory.set_cwd(cwd if str(cwd) and cwd.is_dir() else Path.home())
+        done = answer_command(memory, argv, color=bool(payload.get("color")))
+    if done is None:
+        return {"refused": f"not a command the helper answers (one of {', '.join(sorted(WARM_COMMANDS))})"}
+    code, out, err = done
+    log.info("hook helper answered a memx command: exit %d", code)
+    return {"code": code, "stdout": out, "stderr": err}
 
 
 def main(argv: list[str] | None = None) -> int:
