@@ -19,6 +19,9 @@ from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
 _TYPES = ("user", "gemini", "info", "error", "warning")
 _UNTRUSTED = re.compile(r"^\s*<untrusted_context>\n?|\n?</untrusted_context>\s*$")
 _EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
+# The frame of run_shell_command's answer (packages/core/src/tools/shell.ts): "Output: …", then the lines
+# it adds after the output.
+_FRAME = re.compile(r"^(?:Exit Code|Signal|Background PIDs|Process Group PGID): .*$")
 
 
 def _is_message(r: Mapping[str, Any]) -> bool:
@@ -87,6 +90,9 @@ def _call(call: Mapping[str, Any]) -> tuple[ToolCall, ToolResult]:
         tool = ToolCall(call_id, name, args)
     text = _output(call.get("result"))
     code = _EXIT.search(text)
+    if name == "run_shell_command" and text.startswith("Output: "):
+        kept = [line for line in text.removeprefix("Output: ").splitlines() if not _FRAME.match(line)]
+        text = "\n".join(kept).removeprefix("(empty)").strip()
     error = True if call.get("status") == "error" else (int(code.group(1)) != 0 if code else None)
     return tool, ToolResult(call_id, text, error)
 
