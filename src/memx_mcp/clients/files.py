@@ -212,6 +212,13 @@ def _is_memx_notify(value: Any) -> bool:
     return any(a == "hook" and b == "codex" for a, b in itertools.pairwise(words))
 
 
+def _one_line(line: str) -> Any:
+    try:
+        return tomllib.loads(line + "\n").get("notify")
+    except tomllib.TOMLDecodeError:  # the first line of a value written over several
+        return None
+
+
 def with_toml_notify(text: str, notify: list[str] | None, path: Path) -> str:
     """``text`` with Codex's top-level ``notify`` set to memx's program (None: memx's taken out). Codex runs
     one notify program (openai/codex docs/config.md), so one the user set is never replaced: memx refuses,
@@ -230,7 +237,7 @@ def with_toml_notify(text: str, notify: list[str] | None, path: Path) -> str:
     first_table = next((i for i, line in enumerate(lines) if _HEADER.match(line)), len(lines))
     if current is not None:
         at = [i for i, line in enumerate(lines[:first_table]) if _NOTIFY.match(line)]
-        if len(at) != 1 or tomllib.loads(lines[at[0]] + "\n").get("notify") != current:
+        if len(at) != 1 or _one_line(lines[at[0]]) != current:
             raise InvalidInputError(f"{path}: memx's notify is not on one line any more; edit it by hand")
         del lines[at[0]]
         first_table -= 1
