@@ -211,3 +211,18 @@ def test_doctor_runs_each_installed_end_hook_and_fails_one_that_cannot_start(
     assert not broken["cursor"].ok and "exited 127" in broken["cursor"].detail
     assert not broken["codex"].ok and "cannot run" in broken["codex"].detail
     assert broken["gemini"].ok
+
+
+def test_a_project_notify_that_would_hide_the_users_own_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "proj").mkdir()
+    p = Places(tmp_path / "home", tmp_path / "proj", "linux", {"CODEX_HOME": str(tmp_path / "home" / ".codex")})
+    user = tmp_path / "home" / ".codex" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('notify = ["python3", "/home/me/notify.py"]\n')
+    launch = Launcher("installed", ("memx-mcp",), ("memx",), on_path=True)
+    with pytest.raises(InvalidInputError, match="would replace in this project"):
+        configure("codex", "project", p, launch=launch)
+    assert not (p.project / ".codex").exists()
+    (done,) = configure("codex", "project", p, launch=launch, reflect=False)
+    assert "notify" not in tomllib.loads(done.path.read_text())

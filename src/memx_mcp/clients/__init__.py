@@ -168,6 +168,20 @@ def _server_change(
     )
 
 
+def _refuse_over_users_notify(user_config: Path) -> None:
+    """A project's notify replaces the user's own in that project (Codex merges its config layers, the
+    project's last): refused as the user file's own would be."""
+    try:
+        notify: Any = tomllib.loads(user_config.read_text(encoding="utf-8")).get("notify")
+    except (OSError, tomllib.TOMLDecodeError):
+        return
+    if notify is not None and not _is_memx_notify(notify):
+        raise InvalidInputError(
+            f"{user_config} sets notify = {json.dumps(notify)}, which a project's notify would replace in this "
+            "project; memx will not, nothing was changed. Run `memx install codex --scope project --no-reflect`"
+        )
+
+
 def configure(
     client: str,
     scope: str,
@@ -192,6 +206,8 @@ def configure(
     if install and scope == "project":
         chosen, home = _portable(chosen, places, home), None
     entry = entry_for(chosen, places, home)
+    if client == "codex" and scope == "project" and install and reflect:
+        _refuse_over_users_notify(_codex_home(places) / "config.toml")
     results = []
     for path, kind in files:
         ends = install and reflect

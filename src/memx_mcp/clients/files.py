@@ -222,7 +222,8 @@ def _one_line(line: str) -> Any:
 def with_toml_notify(text: str, notify: list[str] | None, path: Path) -> str:
     """``text`` with Codex's top-level ``notify`` set to memx's program (None: memx's taken out). Codex runs
     one notify program (openai/codex docs/config.md), so one the user set is never replaced: memx refuses,
-    and says how to go on."""
+    and says how to go on. Codex starts the program and does not wait for it (codex-rs user_notification.rs:
+    fire and forget, a program that cannot start is a warning in its log), so it fails open as it is."""
     parsed = tomllib.loads(text) if text.strip() else {}
     current = parsed.get("notify")
     if current is not None and not _is_memx_notify(current):
