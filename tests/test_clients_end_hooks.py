@@ -226,3 +226,19 @@ def test_a_project_notify_that_would_hide_the_users_own_is_refused(tmp_path: Pat
     assert not (p.project / ".codex").exists()
     (done,) = configure("codex", "project", p, launch=launch, reflect=False)
     assert "notify" not in tomllib.loads(done.path.read_text())
+
+
+@pytest.mark.parametrize(
+    "text", ['# mine\nmodel = "x"\n[a]\nb = 1\n', 'model = "x"\n\n[a]\nb = 1\n', "[a]\nb = 1\n", ""]
+)
+def test_uninstall_gives_back_the_codex_text_as_it_was(tmp_path: Path, text: str) -> None:
+    (tmp_path / "home").mkdir()
+    p = Places(tmp_path / "home", tmp_path, "linux", {})
+    path = tmp_path / "home" / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    if text:
+        path.write_text(text)
+    configure("codex", "user", p, launch=INSTALLED)
+    assert tomllib.loads(path.read_text())["notify"] == ["/opt/venv/bin/memx", "hook", "codex"]
+    configure("codex", "user", p, install=False)
+    assert (path.read_text() if path.exists() else "") == text

@@ -242,8 +242,14 @@ def with_toml_notify(text: str, notify: list[str] | None, path: Path) -> str:
             raise InvalidInputError(f"{path}: memx's notify is not on one line any more; edit it by hand")
         del lines[at[0]]
         first_table -= 1
+        after = lines[at[0] : at[0] + 2]
+        if len(after) == 2 and not after[0].strip() and _HEADER.match(after[1]):
+            del lines[at[0]]  # the blank line install put after it
+            first_table -= 1
     if notify is not None:
         lines.insert(first_table, "notify = [" + ", ".join(_toml_string(a) for a in notify) + "]")
+        if first_table + 1 < len(lines):
+            lines.insert(first_table + 1, "")  # a blank line before the table that follows
     body = "\n".join(lines).strip("\n")
     return body + "\n" if body else ""
 
