@@ -14,7 +14,7 @@ from typing import Any
 
 PROMPT = "The test suite fails on a fresh checkout, can you fix it?"
 FAILED = (
-    "ImportError while loading conftest '/work/app/tests/conftest.py'.\nModuleNotFoundError: No module named 'requests'"
+    "ImportError while loading conftest '/home/dev/app/tests/conftest.py'.\nModuleNotFoundError: No module named 'requests'"
 )
 # (command, output, failed)
 RUNS = [
