@@ -299,7 +299,7 @@ def test_codex_toml_gets_one_table_and_keeps_every_other_line(tmp_path: Path) ->
     path = tmp_path / "codex" / "config.toml"
     path.parent.mkdir()
     path.write_text(CODEX)
-    configure("codex", "user", p, launch=INSTALLED, home=tmp_path / "data")
+    configure("codex", "user", p, launch=INSTALLED, home=tmp_path / "data", reflect=False)  # notify: elsewhere
     data = tomllib.loads(path.read_text())
     assert data["mcp_servers"]["memx"] == {
         "command": "/opt/venv/bin/memx-mcp",
@@ -308,11 +308,11 @@ def test_codex_toml_gets_one_table_and_keeps_every_other_line(tmp_path: Path) ->
     }
     assert data["mcp_servers"]["docs"]["command"] == "npx" and data["profiles"]["fast"]["model"] == "o4-mini"
     assert path.read_text().startswith(CODEX.rstrip())  # the user's lines, as written, comments included
-    assert not configure("codex", "user", p, launch=INSTALLED, home=tmp_path / "data")[0].changed
+    assert not configure("codex", "user", p, launch=INSTALLED, home=tmp_path / "data", reflect=False)[0].changed
     assert [c.command for c in configured_entries(p) if c.client == "codex"] == [("/opt/venv/bin/memx-mcp",)]
     configure("codex", "user", p, install=False)
     assert path.read_text() == CODEX
-    (project,) = configure("codex", "project", p, launch=Launcher("index", ("uvx", "memx-mcp"), ()))
+    (project,) = configure("codex", "project", p, launch=Launcher("index", ("uvx", "memx-mcp"), ()), reflect=False)
     assert project.path == p.project / ".codex" / "config.toml"
     assert tomllib.loads(project.path.read_text())["mcp_servers"]["memx"]["args"] == ["memx-mcp"]
     configure("codex", "project", p, install=False)

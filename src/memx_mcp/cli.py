@@ -439,9 +439,13 @@ def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) 
     if args.command == "sanitize":
         return _sanitize(args, settings)
     if args.command == "hook":
+        os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
+        if args.client != "claude-code":
+            from .hooks import session_end
+
+            return session_end.run(args.client, settings, argument=args.notification)
         from .hooks import claude_code
 
-        os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
         return claude_code.run(settings, as_json=args.json)
     answered = _from_helper(args, settings, line)
     if answered is not None:

@@ -126,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("sanitize", "mask secrets and personal data: stdin to stdout", "memx sanitize < notes.txt", unscoped)
 
     p = add("hook", "run as a client hook (hook JSON on stdin)", "memx hook claude-code < event.json", unscoped)
-    p.add_argument("client", choices=["claude-code"])
+    p.add_argument("client", choices=["claude-code", "cursor", "codex", "gemini"])
+    p.add_argument("notification", nargs="?", help="Codex CLI: the notification JSON (its notify program's argument)")
 
     for name, text in (("install", "add memx to a client"), ("uninstall", "remove memx from a client")):
         p = add(name, text, f"memx {name} claude-code --scope project --dry-run", unscoped)
@@ -134,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--scope", dest="install_scope", choices=["user", "project"], default="user")
         p.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
         if name == "install":
-            p.add_argument("--no-reflect", action="store_true", help="Claude Code: no session-end reflection hook")
+            p.add_argument("--no-reflect", action="store_true", help="no reflection at session end (any client)")
             p.add_argument("--no-session-start", action="store_true", help="Claude Code: no context at session start")
             p.add_argument("--no-prompt", action="store_true", help="Claude Code: no context with each prompt")
 

@@ -15,6 +15,7 @@ from .clients import FAIL_OPEN, Configured
 
 TOOLS = ("remember", "recall")  # what a working memx server lists, at the least
 PROBE_EVENT = '{"hook_event_name": "MemxDoctorProbe", "session_id": "memx-doctor"}'
+PROBE_NOTIFICATION = '{"type": "memx-doctor-probe", "thread-id": "memx-doctor"}'  # Codex's notify: an argument
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,16 @@ def probe_server(entry: Configured, cwd: Path, timeout: float = 60.0) -> Probe:
 
 
 def probe_hook(entry: Configured, cwd: Path, timeout: float = 60.0) -> Probe:
-    """Run the hook command as the client does (a shell), without the part that makes it fail open."""
+    """Run the hook command as the client does (a shell; Codex's notify: the program itself, with the
+    notification as its last argument), without the part that makes it fail open."""
     command = entry.hook.removesuffix(FAIL_OPEN)
-    shell = ["cmd", "/c", command] if sys.platform.startswith("win") else ["/bin/sh", "-c", command]
+    if entry.command:
+        argv, stdin = [*entry.command, PROBE_NOTIFICATION], ""
+    else:
+        argv = ["cmd", "/c", command] if sys.platform.startswith("win") else ["/bin/sh", "-c", command]
+        stdin = PROBE_EVENT
     try:
-        done = subprocess.run(
-            shell, input=PROBE_EVENT, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False
-        )
+        done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False)
     except subprocess.TimeoutExpired:
         return Probe(False, f"`{command}` did not finish in {timeout:.0f} s")
     except OSError as exc:

@@ -90,9 +90,7 @@ class Settings:
     boost_factor: float = field(default=0.1, metadata={"doc": "decay boost per recall"})
     permanent_recalls: int = field(default=15, metadata={"doc": "recalls after which a bullet never decays"})
     protect_days: float = field(default=7.0, metadata={"doc": "age under which a bullet keeps weight 1.0"})
-    archive_below: float = field(
-        default=0.02, metadata={"doc": "decay weight under which `memx gc` archives"}
-    )
+    archive_below: float = field(default=0.02, metadata={"doc": "decay weight under which `memx gc` archives"})
     keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})
     semantic_weight: float = field(default=0.4, metadata={"doc": "weight of L4 in the blend"})
     recency_boost: float = field(default=1.2, metadata={"doc": "multiplier for bullets newer than recency_days"})

@@ -341,3 +341,51 @@ def test_every_real_sample_is_read_as_a_session_not_as_plain_text(name: str) -> 
     t = parsed(name)
     assert t.format not in ("text", "messages") and len(t.steps) >= 4, (t.format, len(t.steps))
     assert all(s.role != "tool" or s.tool for s in t.steps)
+
+
+# -- Cursor agent transcripts, Gemini CLI saved chats (tests/hooks/sessions.py writes them) --------------
+
+
+def _same_session(text: str) -> tuple[Transcript, list[str]]:
+    from ..hooks import sessions
+
+    t = parse_transcript(text)
+    claude = bullets(parse_transcript(sessions.claude_code("s", "/w")))
+    assert claude and sessions.BULLET in claude[0]
+    return t, claude
+
+
+def test_a_cursor_transcript_gives_the_bullet_the_same_claude_code_session_gives() -> None:
+    from ..hooks import sessions
+
+    t, claude = _same_session(sessions.cursor())
+    assert t.format == "cursor" and t.steps[0].text == sessions.PROMPT  # no <user_query>, no <timestamp>
+    shells = [s for s in t.steps if s.role == "tool"]
+    assert [(s.tool, s.command, s.is_error) for s in shells] == [
+        ("Bash", "pytest -q", True),
+        ("Bash", "pip install requests", False),
+        ("Bash", "pytest -q", False),
+    ]
+    assert bullets(t) == claude
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "legacy"])
+def test_a_gemini_chat_gives_the_bullet_the_same_claude_code_session_gives(shape: str) -> None:
+    from ..hooks import sessions
+
+    t, claude = _same_session(sessions.gemini("g-1") if shape == "jsonl" else sessions.gemini_legacy("g-1"))
+    assert t.format == "gemini" and t.session_id == "g-1"
+    assert "Let me think again." not in t.text  # rewound away
+    shells = [s for s in t.steps if s.role == "tool"]
+    assert len(shells) == 3  # the tool message was appended three times as it grew: one step per call
+    assert shells[0].is_error and shells[0].result.startswith("ImportError")  # the "Output: " frame is gone
+    assert bullets(t) == claude
+
+
+def test_a_cursor_str_replace_becomes_an_edit_of_that_file() -> None:
+    edit_input = {"path": "/w/app.py", "old_string": "a", "new_string": "b"}
+    use = {"type": "tool_use", "name": "StrReplace", "input": edit_input}
+    lines = [{"role": "assistant", "message": {"content": [use]}}, {"role": "user", "message": {"content": "ok"}}]
+    t = parse_transcript("".join(json.dumps(line) + "\n" for line in lines))
+    edit = next(s for s in t.steps if s.role == "tool")
+    assert edit.tool == "Edit" and edit.tool_input["file_path"] == "/w/app.py"

@@ -21,6 +21,7 @@ from ..errors import InvalidInputError
 from .common import (
     CLIENTS,
     CONTEXT_EVENTS,
+    END_HOOKS,
     FAIL_OPEN,
     HOOK_EVENTS,
     MARKER,
@@ -33,10 +34,12 @@ from .common import (
 from .files import (
     InstallResult,
     _apply_toml,
+    _is_memx_notify,
     _load,
     apply,
     is_memx_hook,
     with_approval,
+    with_cursor_hooks,
     with_hooks,
     with_server,
     with_toml_server,
@@ -46,6 +49,7 @@ from .launch import Entry, Launcher, _portable, entry_for, ephemeral, hook_comma
 __all__ = [
     "CLIENTS",
     "CONTEXT_EVENTS",
+    "END_HOOKS",
     "FAIL_OPEN",
     "HOOK_EVENTS",
     "MARKER",
@@ -128,7 +132,8 @@ def config_files(client: str, scope: str, places: Places) -> list[tuple[Path, Ki
             (local, "approval"),
         ]
     if client == "cursor":
-        return [((places.home if user else proj) / ".cursor" / "mcp.json", "mcpServers")]
+        folder = (places.home if user else proj) / ".cursor"
+        return [(folder / "mcp.json", "mcpServers"), (folder / "hooks.json", "cursor_hooks")]
     if client == "vscode":
         return [
             (places.config_base() / "Code" / "User" / "mcp.json" if user else proj / ".vscode" / "mcp.json", "servers")
@@ -146,10 +151,35 @@ def _hooks_change(command: str, events: tuple[str, ...], path: Path) -> Callable
     return lambda data: with_hooks(data, command, events, path)
 
 
+def _cursor_change(command: str, events: tuple[str, ...], path: Path) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda data: with_cursor_hooks(data, command, events, path)
+
+
 def _server_change(
-    server: dict[str, Any], install: bool, path: Path, key: str
+    server: dict[str, Any], install: bool, path: Path, key: str, gemini_hook: str | None = None
 ) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    return lambda data: with_server(data, server, install, path, key)
+    """The server entry; for Gemini CLI also its hooks, which live in the same settings.json (one write, one
+    backup). ``gemini_hook``: the command, "" to take memx's hooks out, None to leave them."""
+    if gemini_hook is None:
+        return lambda data: with_server(data, server, install, path, key)
+    events = END_HOOKS["gemini"] if gemini_hook else ()
+    return lambda data: with_hooks(
+        with_server(data, server, install, path, key), gemini_hook, events, path, END_HOOKS["gemini"], "gemini"
+    )
+
+
+def _refuse_over_users_notify(user_config: Path) -> None:
+    """A project's notify replaces the user's own in that project (Codex merges its config layers, the
+    project's last): refused as the user file's own would be."""
+    try:
+        notify: Any = tomllib.loads(user_config.read_text(encoding="utf-8")).get("notify")
+    except (OSError, tomllib.TOMLDecodeError):
+        return
+    if notify is not None and not _is_memx_notify(notify):
+        raise InvalidInputError(
+            f"{user_config} sets notify = {json.dumps(notify)}, which a project's notify would replace in this "
+            "project; memx will not, nothing was changed. Run `memx install codex --scope project --no-reflect`"
+        )
 
 
 def configure(
@@ -165,9 +195,10 @@ def configure(
     home: Path | None = None,
     launch: Launcher | None = None,
 ) -> list[InstallResult]:
-    """Install (or remove) memx in ``client``. For Claude Code, ``reflect`` adds the session-end hooks,
-    ``session_start`` and ``prompt`` the context-injection hooks. ``home``: a data folder other than the
-    default, which the entry then carries."""
+    """Install (or remove) memx in ``client``. ``reflect`` adds the hooks that reflect a session at its
+    end (Claude Code, Cursor, Gemini CLI; Codex CLI's notify program); for Claude Code ``session_start``
+    and ``prompt`` add the context-injection hooks. ``home``: a data folder other than the default, which
+    the entry then carries."""
     files = config_files(client, scope, places)
     wanted = {"SessionEnd": reflect, "PreCompact": reflect, "SessionStart": session_start, "UserPromptSubmit": prompt}
     events = tuple(e for e in HOOK_EVENTS if install and wanted[e])
@@ -175,17 +206,25 @@ def configure(
     if install and scope == "project":
         chosen, home = _portable(chosen, places, home), None
     entry = entry_for(chosen, places, home)
+    if client == "codex" and scope == "project" and install and reflect:
+        _refuse_over_users_notify(_codex_home(places) / "config.toml")
     results = []
     for path, kind in files:
+        ends = install and reflect
         if kind == "toml":
-            results.append(_apply_toml(path, entry if install else None, dry_run))
+            notify = entry.notify_for("codex") if ends else None
+            results.append(_apply_toml(path, entry if install else None, dry_run, notify))
+        elif kind == "cursor_hooks":
+            chosen_events = END_HOOKS["cursor"] if ends else ()
+            results.append(apply(path, _cursor_change(entry.hook_for("cursor"), chosen_events, path), dry_run))
         elif kind == "hooks":
             results.append(apply(path, _hooks_change(entry.hook, events, path), dry_run))
         elif kind == "approval":
             results.append(apply(path, lambda data: with_approval(data, install), dry_run))
         else:
             server = entry.mcp(typed=client in ("claude-code", "vscode"))
-            results.append(apply(path, _server_change(server, install, path, kind), dry_run))
+            gemini_hook = (entry.hook_for("gemini") if ends else "") if client == "gemini" else None
+            results.append(apply(path, _server_change(server, install, path, kind, gemini_hook), dry_run))
     return results
 
 
@@ -229,6 +268,43 @@ def _server_entry(client: str, path: Path, kind: Kind, found: dict[str, Any]) ->
     return Configured(client, path, "server", (command, *map(str, args)), {str(k): str(v) for k, v in env.items()})
 
 
+def _end_hooks(client: str, path: Path, kind: Kind) -> list[Configured]:
+    """memx's end-of-session hook in a Cursor, Gemini CLI or Codex CLI file, if it is there."""
+    if client == "codex" and kind == "toml":
+        try:
+            notify: Any = tomllib.loads(path.read_text(encoding="utf-8")).get("notify")
+        except (OSError, tomllib.TOMLDecodeError):
+            return []
+        if not _is_memx_notify(notify):
+            return []
+        words = tuple(str(w) for w in notify)
+        return [Configured(client, path, "hook", command=words, hook=" ".join(words), events=END_HOOKS["codex"])]
+    if kind == "cursor_hooks":
+        hooks: Any = _load(path).get("hooks") or {}
+        pairs = [
+            (e, str(h.get("command", "")))
+            for e in END_HOOKS["cursor"]
+            for h in (hooks.get(e) or [] if isinstance(hooks, dict) else [])
+            if isinstance(h, dict) and is_memx_hook(str(h.get("command", "")), "cursor")
+        ]
+    elif client == "gemini":
+        hooks = _load(path).get("hooks") or {}
+        pairs = [
+            (e, str(h.get("command", "")))
+            for e in END_HOOKS["gemini"]
+            for g in (hooks.get(e) or [] if isinstance(hooks, dict) else [])
+            if isinstance(g, dict)
+            for h in g.get("hooks") or []
+            if isinstance(h, dict) and is_memx_hook(str(h.get("command", "")), "gemini")
+        ]
+    else:
+        return []
+    return [
+        Configured(client, path, "hook", hook=c, events=tuple(e for e, d in pairs if d == c))
+        for c in sorted({c for _, c in pairs})
+    ]
+
+
 def configured_entries(places: Places) -> list[Configured]:
     """Every place memx finds of itself in the clients' files."""
     found: list[Configured] = []
@@ -242,6 +318,9 @@ def configured_entries(places: Places) -> list[Configured]:
                 if not path.exists() or kind == "approval":
                     continue
                 try:
+                    found += _end_hooks(client, path, kind)
+                    if kind == "cursor_hooks":
+                        continue
                     if kind == "hooks":
                         hooks = _load(path).get("hooks") or {}
                         commands = {

@@ -29,7 +29,10 @@ CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 HOOK_EVENTS = REFLECT_EVENTS + CONTEXT_EVENTS
 
 # What memx writes into each kind of file: the key its servers live under, or TOML, or Claude Code hooks.
-Kind = Literal["mcpServers", "servers", "context_servers", "toml", "hooks", "approval"]
+Kind = Literal["mcpServers", "servers", "context_servers", "toml", "hooks", "approval", "cursor_hooks"]
+# The clients other than Claude Code whose sessions memx reflects at their end, with the events it hooks
+# (Codex: its notify program, run at the end of each turn).
+END_HOOKS = {"cursor": ("stop", "sessionEnd"), "codex": ("notify",), "gemini": ("SessionEnd", "PreCompress")}
 
 
 @dataclass(frozen=True)

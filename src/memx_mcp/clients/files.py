@@ -5,6 +5,7 @@ written when nothing changes."""
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import re
 import shutil
@@ -94,29 +95,71 @@ def with_approval(data: dict[str, Any], install: bool) -> dict[str, Any]:
     return updated
 
 
-def is_memx_hook(command: str) -> bool:
-    return MARKER in command
+def is_memx_hook(command: str, client: str = "claude-code") -> bool:
+    return (MARKER if client == "claude-code" else f"hook {client}") in command
 
 
-def with_hooks(data: dict[str, Any], command: str, events: tuple[str, ...], path: Path) -> dict[str, Any]:
-    """memx's own hook entries replaced by one for each of ``events`` (none: removed); others kept."""
+def with_hooks(
+    data: dict[str, Any],
+    command: str,
+    events: tuple[str, ...],
+    path: Path,
+    known: tuple[str, ...] = HOOK_EVENTS,
+    client: str = "claude-code",
+) -> dict[str, Any]:
+    """memx's own hook entries replaced by one for each of ``events`` (none: removed); others kept. Claude
+    Code's and Gemini CLI's shape (event → groups → hooks); Gemini counts a timeout in milliseconds."""
     updated: dict[str, Any] = json.loads(json.dumps(data))
     hooks = _object(updated, "hooks", path)
-    for event in HOOK_EVENTS:
+    for event in known:
         kept = []
         for group in (g for g in hooks.get(event, []) if isinstance(g, dict)):
-            inner = [h for h in group.get("hooks", []) if not is_memx_hook(str(h.get("command", "")))]
+            inner = [h for h in group.get("hooks", []) if not is_memx_hook(str(h.get("command", "")), client)]
             if inner or not group.get("hooks"):
                 kept.append({**group, "hooks": inner})
         if event in events:
-            timeout = 60 if event in REFLECT_EVENTS else 10
-            kept.append({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
+            seconds = 60 if event in REFLECT_EVENTS or client != "claude-code" else 10
+            hook: dict[str, Any] = {"type": "command", "command": command}
+            if client == "gemini":
+                hook |= {"name": "memx", "timeout": seconds * 1000}
+            else:
+                hook["timeout"] = seconds
+            kept.append({"hooks": [hook]})
         if kept:
             hooks[event] = kept
         else:
             hooks.pop(event, None)
     if not hooks:
         updated.pop("hooks")
+    return updated
+
+
+CURSOR_EVENTS = ("stop", "sessionEnd")
+
+
+def with_cursor_hooks(data: dict[str, Any], command: str, events: tuple[str, ...], path: Path) -> dict[str, Any]:
+    """Cursor's ``hooks.json`` (``{"version": 1, "hooks": {event: [{"command": …}]}}``, cursor.com/docs/
+    agent/hooks) with memx's entries replaced by one per event of ``events`` (none: removed). A file left
+    with nothing but its version goes away: install wrote it."""
+    updated: dict[str, Any] = json.loads(json.dumps(data))
+    hooks = _object(updated, "hooks", path)
+    for event in CURSOR_EVENTS:
+        entries = hooks.get(event, [])
+        if not isinstance(entries, list):
+            raise InvalidInputError(f'{path}: the "{event}" hooks are not a list; nothing was changed')
+        kept = [h for h in entries if not (isinstance(h, dict) and is_memx_hook(str(h.get("command", "")), "cursor"))]
+        if event in events:
+            kept.append({"command": command})
+        if kept:
+            hooks[event] = kept
+        else:
+            hooks.pop(event, None)
+    if not hooks:
+        updated.pop("hooks")
+        if set(updated) == {"version"}:
+            updated.pop("version")
+    elif "version" not in updated:
+        updated = {"version": 1, **updated}
     return updated
 
 
@@ -161,6 +204,56 @@ def with_toml_server(text: str, entry: Entry | None, path: Path) -> str:
     return result
 
 
+_NOTIFY = re.compile(r"^\s*notify\s*=")
+
+
+def _is_memx_notify(value: Any) -> bool:
+    words = [str(w) for w in value] if isinstance(value, list) else []
+    return any(a == "hook" and b == "codex" for a, b in itertools.pairwise(words))
+
+
+def _one_line(line: str) -> Any:
+    try:
+        return tomllib.loads(line + "\n").get("notify")
+    except tomllib.TOMLDecodeError:  # the first line of a value written over several
+        return None
+
+
+def with_toml_notify(text: str, notify: list[str] | None, path: Path) -> str:
+    """``text`` with Codex's top-level ``notify`` set to memx's program (None: memx's taken out). Codex runs
+    one notify program (openai/codex docs/config.md), so one the user set is never replaced: memx refuses,
+    and says how to go on. Codex starts the program and does not wait for it (codex-rs user_notification.rs:
+    fire and forget, a program that cannot start is a warning in its log), so it fails open as it is."""
+    parsed = tomllib.loads(text) if text.strip() else {}
+    current = parsed.get("notify")
+    if current is not None and not _is_memx_notify(current):
+        if notify is None:
+            return text
+        raise InvalidInputError(
+            f"{path} already sets notify = {json.dumps(current)}, and Codex runs one notify program; memx "
+            "will not replace yours, nothing was changed. Run `memx install codex --no-reflect` for the "
+            'server alone, or call `memx hook codex "$1"` from your own notify program'
+        )
+    lines = text.splitlines()
+    first_table = next((i for i, line in enumerate(lines) if _HEADER.match(line)), len(lines))
+    if current is not None:
+        at = [i for i, line in enumerate(lines[:first_table]) if _NOTIFY.match(line)]
+        if len(at) != 1 or _one_line(lines[at[0]]) != current:
+            raise InvalidInputError(f"{path}: memx's notify is not on one line any more; edit it by hand")
+        del lines[at[0]]
+        first_table -= 1
+        after = lines[at[0] : at[0] + 2]
+        if len(after) == 2 and not after[0].strip() and _HEADER.match(after[1]):
+            del lines[at[0]]  # the blank line install put after it
+            first_table -= 1
+    if notify is not None:
+        lines.insert(first_table, "notify = [" + ", ".join(_toml_string(a) for a in notify) + "]")
+        if first_table + 1 < len(lines):
+            lines.insert(first_table + 1, "")  # a blank line before the table that follows
+    body = "\n".join(lines).strip("\n")
+    return body + "\n" if body else ""
+
+
 def _write(path: Path, before: str, after: str, dry_run: bool) -> InstallResult:
     if before == after:
         return InstallResult(path, False, "", None)
@@ -189,9 +282,9 @@ def apply(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]], dry_ru
     return _write(path, before_text, _dump(after) if after else "", dry_run)
 
 
-def _apply_toml(path: Path, entry: Entry | None, dry_run: bool) -> InstallResult:
+def _apply_toml(path: Path, entry: Entry | None, dry_run: bool, notify: list[str] | None = None) -> InstallResult:
     before = path.read_text(encoding="utf-8") if path.exists() else ""
-    after = with_toml_server(before, entry, path)
+    after = with_toml_notify(with_toml_server(before, entry, path), notify, path)
     if before and after and tomllib.loads(before) == tomllib.loads(after):
         return InstallResult(path, False, "", None)
     return _write(path, before, after, dry_run)

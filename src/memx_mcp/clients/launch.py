@@ -129,6 +129,16 @@ class Entry:
     args: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     hook: str = ""
+    cli: tuple[str, ...] = ()  # the memx CLI's command line (with --home when the entry carries one)
+    platform: str = sys.platform
+
+    def hook_for(self, client: str) -> str:
+        """The shell command of ``client``'s hook, made to exit 0 even when memx cannot start."""
+        return _quote((*self.cli, "hook", client), self.platform) + FAIL_OPEN
+
+    def notify_for(self, client: str) -> list[str]:
+        """A program and its arguments, for a client that runs an argument list rather than a shell."""
+        return [*self.cli, "hook", client]
 
     def mcp(self, typed: bool = False) -> dict[str, Any]:
         entry: dict[str, Any] = {"type": "stdio"} if typed else {}
@@ -143,7 +153,7 @@ def entry_for(launch: Launcher, places: Places, home: Path | None = None) -> Ent
     cli = launch.cli + (("--home", str(home)) if home else ())
     hook = _quote((*cli, "hook", "claude-code"), places.platform) + FAIL_OPEN
     env = {"MEMX_HOME": str(home)} if home else {}
-    return Entry(launch.server[0], launch.server[1:], env, hook)
+    return Entry(launch.server[0], launch.server[1:], env, hook, cli, places.platform)
 
 
 def hook_command(places: Places | None = None) -> str:

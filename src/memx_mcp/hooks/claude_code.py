@@ -73,7 +73,6 @@ def _print(event: str, text: str, as_json: bool, out: IO[str]) -> None:
 def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False, stdout: IO[str] | None = None) -> int:
     """Handle one hook call. Whatever happens, return 0."""
     log = logger(settings)
-    started = time.monotonic()
     try:
         payload: Any = json.loads((stdin or sys.stdin).read(MAX_STDIN) or "{}")
         if not isinstance(payload, dict):
@@ -93,32 +92,10 @@ def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False,
             log.info("%s: no transcript to reflect (%s)", event, raw_path or "none given")
             return 0
         session = str(payload.get("session_id", ""))
-        cwd = str(payload.get("cwd", ""))
-        from ..compose import open_memory
-        from ..reflect import read_transcript, reflect
+        from .sessions import reflect_session
 
-        memory = open_memory(settings, cwd=Path(cwd) if cwd and Path(cwd).is_dir() else None)
-        result = reflect(
-            memory,
-            read_transcript(path),
-            path=path,
-            mode=settings.hook_reflector_mode,
-            session_key=f"session:{session}" if session else None,
-        )
-        added = sum(1 for s in result.stored if s.action != "merged")
-        log.info(
-            "%s session=%s steps %d→%d candidates=%d added=%d merged=%d dropped=%d scope=%s in %.2fs",
-            event,
-            session[:12],
-            result.start_step,
-            result.report.steps,
-            result.report.candidates,
-            added,
-            len(result.stored) - added,
-            len(result.report.dropped),
-            result.scope,
-            time.monotonic() - started,
-        )
+        key = f"session:{session}" if session else None
+        reflect_session(settings, event, path, key, str(payload.get("cwd", "")), log)
     except Exception as exc:  # fail open: the client must never see an error from memx
         log.warning("hook failed open: %s: %s", type(exc).__name__, exc)
     return 0

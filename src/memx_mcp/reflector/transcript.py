@@ -248,7 +248,8 @@ def parse_transcript(text: str) -> Transcript:
         except ValueError:
             data = None
         if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
-            return _messages(data["messages"])
+            whole = formats.parse_records([data], 0)  # an older Gemini CLI chat is one object like this
+            return _replay(whole) if whole is not None else _messages(data["messages"])
         if isinstance(data, list):
             return _messages(data)
     if stripped.startswith("{"):
@@ -265,11 +266,11 @@ def parse_transcript(text: str) -> Transcript:
                 records.append(value)
             else:
                 skipped += 1
-        if records and any(r.get("type") in ("user", "assistant") for r in records):
-            return _claude_code(records, skipped)
-        other = formats.parse_records(records, skipped)
+        other = formats.parse_records(records, skipped)  # before Claude Code: Gemini's records are "user" too
         if other is not None:
             return _replay(other)
+        if records and any(r.get("type") in ("user", "assistant") for r in records):
+            return _claude_code(records, skipped)
         if records and all("role" in r for r in records):
             return _messages(records)
     markdown = formats.parse_markdown(text)

@@ -1,5 +1,6 @@
 """Parsers for session formats other than Claude Code JSONL: Aider chat history, SpecStory/Cursor markdown,
-Claude Code session-export markdown and OpenAI Codex CLI JSONL. Each yields ``events.Parsed``, which
+Claude Code session-export markdown, OpenAI Codex CLI JSONL, Cursor agent transcripts and Gemini CLI saved
+chats. Each yields ``events.Parsed``, which
 ``reflector.transcript`` replays into the same steps as a Claude Code session."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from typing import Any
 
 from .aider import is_aider, parse_aider
 from .codex import is_codex, parse_codex
+from .cursor import is_cursor, parse_cursor
 from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
+from .gemini import is_gemini, parse_gemini
 from .session_export import is_session_export, parse_session_export
 from .specstory import is_specstory, parse_specstory
 
@@ -28,5 +31,11 @@ def parse_markdown(text: str) -> Parsed | None:
 
 
 def parse_records(records: list[Mapping[str, Any]], skipped: int) -> Parsed | None:
-    """JSONL records of a known non-Claude format (Codex CLI), or None."""
-    return parse_codex(records, skipped) if is_codex(records) else None
+    """JSONL records (or one JSON object's) of a known non-Claude format, or None."""
+    if is_codex(records):
+        return parse_codex(records, skipped)
+    if is_gemini(records):
+        return parse_gemini(records, skipped)
+    if is_cursor(records):
+        return parse_cursor(records, skipped)
+    return None
