@@ -64,6 +64,7 @@ TOOLS = (
 )
 ENVS = ("staging", "production", "CI", "the laptops", "the preview environments")
 STORES = ("Postgres", "Redis", "S3", "Kafka", "Elasticsearch", "SQLite", "DynamoDB", "RabbitMQ")
+TEAMS = ("payments", "platform", "growth", "identity", "data", "mobile", "search", "infra")
 FLAGS = ("strict mode", "request tracing", "the query cache", "debug logging", "gzip compression", "HTTP/2")
 
 
@@ -74,39 +75,79 @@ def _setting(rng: random.Random) -> tuple[str, str, str, str, int]:
     return service, name, unit, env, rng.choice(values)
 
 
+REASONS = (
+    "",
+    "",
+    "",
+    " because the nightly load test showed it",
+    " since the last incident review",
+    " (see the runbook)",
+    " after the move to the new cluster",
+    " or the deploy check fails",
+    " to keep the on-call pager quiet",
+    " as agreed with the platform team",
+    " until the upstream fix ships",
+    " otherwise CI runs out of memory",
+)
+
+
 def fact(rng: random.Random) -> dict[str, Any]:
-    """One fact, with what a paraphrase and a contradiction of it need."""
-    kind = rng.randrange(5)
+    """One fact, with a paraphrase and a contradiction of it, in one of several wordings."""
+    kind, style, why = rng.randrange(6), rng.randrange(2), rng.choice(REASONS)
     if kind == 0:
         service, name, unit, env, value = _setting(rng)
         other = rng.choice([v for v in dict((s[0], s[2]) for s in SETTINGS)[name] if v != value])
-        return {
-            "text": f"Set the {name} of the {service} to {value} {unit} in {env}",
-            "same": f"In {env}, the {service} needs its {name} at {value} {unit}",
-            "against": f"Set the {name} of the {service} to {other} {unit} in {env}",
-        }
+        text = (
+            f"Set the {name} of the {service} to {value} {unit} in {env}{why}",
+            f"{env.capitalize()} runs the {service} with a {name} of {value} {unit}{why}",
+        )[style]
+        same = f"In {env}, the {service} needs its {name} at {value} {unit}"
+        return {"text": text, "same": same, "against": text.replace(f" {value} {unit}", f" {other} {unit}")}
     if kind == 1:
-        command, why = rng.choice(TOOLS)
+        command, task = rng.choice(TOOLS)
         service = rng.choice(SERVICES)
+        text = (
+            f"Run `{command}` to {task} in the {service} repository{why}",
+            f"For the {service}, `{command}` is the way to {task}{why}",
+        )[style]
         return {
-            "text": f"Run `{command}` to {why} in the {service} repository",
-            "same": f"In the {service} repository, `{command}` is how to {why}",
-            "against": f"Never run `{command}` to {why} in the {service} repository",
+            "text": text,
+            "same": f"In the {service} repository, use `{command}` to {task}",
+            "against": f"Never run `{command}` to {task} in the {service} repository",
         }
     if kind == 2:
-        service, store = rng.choice(SERVICES), rng.choice(STORES)
-        env = rng.choice(ENVS)
+        service, store, env = rng.choice(SERVICES), rng.choice(STORES), rng.choice(ENVS)
+        text = (
+            f"The {service} keeps its state in {store} on {env}{why}",
+            f"{store} holds everything the {service} stores on {env}{why}",
+        )[style]
         return {
-            "text": f"The {service} keeps its state in {store} on {env}",
+            "text": text,
             "same": f"On {env} the {service} stores its state in {store}",
             "against": f"The {service} does not keep its state in {store} on {env}",
         }
     if kind == 3:
         service, flag, env = rng.choice(SERVICES), rng.choice(FLAGS), rng.choice(ENVS)
+        text = (
+            f"Enable {flag} for the {service} in {env}{why}",
+            f"Keep {flag} enabled on the {service} in {env}{why}",
+        )[style]
         return {
-            "text": f"Enable {flag} for the {service} in {env}",
+            "text": text,
             "same": f"In {env}, {flag} should be enabled for the {service}",
-            "against": f"Disable {flag} for the {service} in {env}",
+            "against": text.replace("Enable", "Disable").replace("enabled", "disabled"),
+        }
+    if kind == 4:
+        service, other_service = rng.sample(SERVICES, 2)
+        owner = rng.choice(TEAMS)
+        text = (
+            f"The {owner} team owns the {service}; page them before touching its {other_service} client{why}",
+            f"Ask the {owner} team about the {service} and its calls into the {other_service}{why}",
+        )[style]
+        return {
+            "text": text,
+            "same": f"The {service} belongs to the {owner} team, who also know its {other_service} client",
+            "against": f"The {owner} team does not own the {service} or its {other_service} client",
         }
     service, store = rng.choice(SERVICES), rng.choice(STORES)
     command, _ = rng.choice(TOOLS)
@@ -177,21 +218,33 @@ def state(memory: Memory) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
 def run(lines: list[str], prefill: list[str], one_by_one: bool) -> dict[str, Any]:
     memory = fresh_memory(scope="project:bench")
     maintenance.import_records(memory, prefill)
-    before = memory.store.count_conflicts()
+    before = Counter(c[2] for c in state(memory)[1])
+    embedding = [0.0]
+    embed = memory.embed_texts
+
+    def timed(texts: Any) -> Any:  # how much of the import is the model's own time
+        start = time.perf_counter()
+        try:
+            return embed(texts)
+        finally:
+            embedding[0] += time.perf_counter() - start
+
+    memory.embed_texts = timed  # type: ignore[method-assign]
     load = os.getloadavg()[0]
     cpu, start = time.process_time(), time.perf_counter()
     result = maintenance.import_records(memory, lines, one_by_one=one_by_one)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert not result.errors, result.errors[:3]
     kept, conflicts = state(memory)
-    kinds = Counter(c[2] for c in conflicts)
+    kinds = Counter(c[2] for c in conflicts) - before
     return {
         "seconds": seconds,
         "cpu": cpu,
+        "embedding": embedding[0],
         "load": (load, os.getloadavg()[0]),
         "inserted": result.inserted,
         "merged": result.merged,
-        "conflicts": memory.store.count_conflicts() - before,
+        "conflicts": sum(kinds.values()),
         "kinds": dict(kinds),
         "state": (kept, conflicts),
     }
@@ -212,13 +265,14 @@ def main() -> None:
         runs["one by one"] = run(lines[:compared], prefill, True)
         if compared < len(lines):
             runs["batched, same sample"] = run(lines[:compared], prefill, False)
-    print("| path | records | wall s | CPU s | records/s | inserted | merged | conflicts | load (1 min) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| path | records | wall s | of it embedding s | CPU s | records/s | inserted | merged | conflicts | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, r in runs.items():
         n = r["inserted"] + r["merged"]
+        kinds = ", ".join(f"{v} {k}" for k, v in sorted(r["kinds"].items()))
         print(
-            f"| {name} | {n} | {r['seconds']:.1f} | {r['cpu']:.1f} | {n / r['seconds']:.0f} | {r['inserted']} | "
-            f"{r['merged']} | {r['conflicts']} ({', '.join(f'{v} {k}' for k, v in sorted(r['kinds'].items()))}) | "
+            f"| {name} | {n} | {r['seconds']:.1f} | {r['embedding']:.1f} | {r['cpu']:.1f} | {n / r['seconds']:.0f} | "
+            f"{r['inserted']} | {r['merged']} | {r['conflicts']} ({kinds}) | "
             f"{r['load'][0]:.1f} → {r['load'][1]:.1f} |"
         )
     if compared:
