@@ -250,6 +250,17 @@ def run(lines: list[str], prefill: list[str], one_by_one: bool) -> dict[str, Any
     }
 
 
+def show(name: str, r: dict[str, Any]) -> dict[str, Any]:
+    n = r["inserted"] + r["merged"]
+    kinds = ", ".join(f"{v} {k}" for k, v in sorted(r["kinds"].items()))
+    print(
+        f"| {name} | {n} | {r['seconds']:.1f} | {r['embedding']:.1f} | {r['cpu']:.1f} | {n / r['seconds']:.0f} | "
+        f"{r['inserted']} | {r['merged']} | {r['conflicts']} ({kinds}) | {r['load'][0]:.1f} → {r['load'][1]:.1f} |",
+        flush=True,
+    )
+    return r
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=10_000)
@@ -260,21 +271,13 @@ def main() -> None:
     prefill, lines = build(args.records, args.prefill, args.seed)
     compared = args.records if args.one_by_one is None else args.one_by_one
     print(f"{len(lines)} records ({len(set(lines))} distinct lines), store pre-filled with {len(prefill)} bullets")
-    runs = {"batched": run(lines, prefill, False)}
-    if compared:
-        runs["one by one"] = run(lines[:compared], prefill, True)
-        if compared < len(lines):
-            runs["batched, same sample"] = run(lines[:compared], prefill, False)
     print("| path | records | wall s | of it embedding s | CPU s | records/s | inserted | merged | conflicts | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, r in runs.items():
-        n = r["inserted"] + r["merged"]
-        kinds = ", ".join(f"{v} {k}" for k, v in sorted(r["kinds"].items()))
-        print(
-            f"| {name} | {n} | {r['seconds']:.1f} | {r['embedding']:.1f} | {r['cpu']:.1f} | {n / r['seconds']:.0f} | "
-            f"{r['inserted']} | {r['merged']} | {r['conflicts']} ({kinds}) | "
-            f"{r['load'][0]:.1f} → {r['load'][1]:.1f} |"
-        )
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    runs = {"batched": show("batched", run(lines, prefill, False))}
+    if compared:
+        runs["one by one"] = show("one by one", run(lines[:compared], prefill, True))
+        if compared < len(lines):
+            runs["batched, same sample"] = show("batched, same sample", run(lines[:compared], prefill, False))
     if compared:
         batched = runs["batched"] if compared == len(lines) else runs["batched, same sample"]
         reference = runs["one by one"]
