@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal
 
 from .models import Bullet, ConflictKind
@@ -112,12 +113,19 @@ _NEGATION_MIN_OVERLAP = 0.5  # the negated clause must say what a clause of the 
 _NEGATION_MIN_CONTAINED = 0.8  # or nearly all of its words are said somewhere by the other side
 
 
+# A batch import meets the same stored bullets as neighbours of many records: what is read from one text is
+# kept (pure functions of the text; bounded caches).
+_MEMO = 8192
+
+
+@lru_cache(maxsize=_MEMO)
 def without_output(text: str) -> str:
     """``text`` without quoted tool output: what a bullet claims, not what a command printed."""
     return _OUTPUT.sub(" ", text)
 
 
-def _values(text: str) -> list[tuple[str, frozenset[str]]]:
+@lru_cache(maxsize=_MEMO)
+def _values(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The numbers that state a value, each with the words around it (its subject)."""
     from .retrieval.tokenize import CJK_STOP_CHARS, STOP_WORDS, stem
 
@@ -132,7 +140,7 @@ def _values(text: str) -> list[tuple[str, frozenset[str]]]:
             value = m.group(0)
             number = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value
             found.append((number, frozenset(words)))
-    return found
+    return tuple(found)
 
 
 def _numeric_evidence(a: str, b: str) -> str:
@@ -160,32 +168,37 @@ def _negation_evidence(a: str, b: str) -> str:
     """A negation on one side only, in a clause that the other side states without one."""
     # code spans first: a quote left open inside one (a commit message cut short) would pair with the
     # next quote and leave the quoted error output that follows looking like the bullet's own words
-    ca, cb = _clauses(without_output(_CODE.sub(" ", a))), _clauses(without_output(_CODE.sub(" ", b)))
-    negated = [(c, m) for c in ca if (m := _NEGATION.search(_CODE.sub(" ", c)))]
+    ca, cb = _claim_clauses(a), _claim_clauses(b)
+    negated = [(c, m) for c, m in ca if m]
     other = cb
     if not negated:
-        negated = [(c, m) for c in cb if (m := _NEGATION.search(_CODE.sub(" ", c)))]
+        negated = [(c, m) for c, m in cb if m]
         other = ca
-    if not negated or any(_NEGATION.search(_CODE.sub(" ", c)) for c in other):
+    if not negated or any(m for _, m in other):
         return ""
-    said = " ".join(other)
+    said = " ".join(c for c, _ in other)
     for clause, match in negated:
         plain = _NEGATION.sub(" ", clause)
         # what the negated clause is about, said by the other side in any of its clauses: "Never use tabs
         # in Makefiles" denies "Tabs are always better than spaces in Makefiles"
-        if any(word_overlap(plain, o, _TEMPLATE_WORDS) >= _NEGATION_MIN_OVERLAP for o in other) or (
+        if any(word_overlap(plain, o, _TEMPLATE_WORDS) >= _NEGATION_MIN_OVERLAP for o, _ in other) or (
             _contained(plain, said) >= _NEGATION_MIN_CONTAINED
         ):
             return f"negation on one side only: {match.group(0)!r}"
     return ""
 
 
+@lru_cache(maxsize=_MEMO)
+def _claim_clauses(text: str) -> tuple[tuple[str, re.Match[str] | None], ...]:
+    """The clauses of what ``text`` claims (code spans and quoted output set aside), each with its
+    negation, if any."""
+    return tuple((c, _NEGATION.search(_CODE.sub(" ", c))) for c in _clauses(without_output(_CODE.sub(" ", text))))
+
+
 def _contained(part: str, whole: str) -> float:
     """The share of ``part``'s meaningful words that ``whole`` says too."""
-    from .retrieval.tokenize import query_terms
-
-    words = {_stem(t) for t in query_terms(_MASK.sub(" ", part))} - _TEMPLATE_WORDS
-    said = {_stem(t) for t in query_terms(_MASK.sub(" ", whole))}
+    words = _words(part) - _TEMPLATE_WORDS
+    said = _words(whole)
     return len(words & said) / len(words) if words else 0.0
 
 
@@ -195,15 +208,21 @@ def contradiction_evidence(a: str, b: str) -> tuple[str, ...]:
     ids and the Reflector's template words are not evidence. Empty when nothing points to a
     contradiction."""
     evidence = [e for e in (_numeric_evidence(a, b), _negation_evidence(a, b)) if e]
-    oa, ob = without_output(a), without_output(b)
-    for left, right in _OPPOSITES:
-        la, ra = re.search(left, oa, re.I), re.search(right, oa, re.I)
-        lb, rb = re.search(left, ob, re.I), re.search(right, ob, re.I)
+    for (la, ra), (lb, rb) in zip(_advice(a), _advice(b), strict=True):
         if (la and rb and not ra and not lb) or (ra and lb and not la and not rb):
-            x = (la or ra).group(0)  # type: ignore[union-attr]
-            y = (rb or lb).group(0)  # type: ignore[union-attr]
-            evidence.append(f"opposite advice: {x!r} vs {y!r}")
+            evidence.append(f"opposite advice: {la or ra!r} vs {rb or lb!r}")
     return tuple(evidence)
+
+
+@lru_cache(maxsize=_MEMO)
+def _advice(text: str) -> tuple[tuple[str, str], ...]:
+    """For each pair of opposites, the words of each side that ``text`` says outside quoted output ("")."""
+    plain = without_output(text)
+    found = []
+    for left, right in _OPPOSITES:
+        la, ra = re.search(left, plain, re.I), re.search(right, plain, re.I)
+        found.append((la.group(0) if la else "", ra.group(0) if ra else ""))
+    return tuple(found)
 
 
 def _stem(word: str) -> str:
@@ -216,11 +235,15 @@ _MASK = re.compile(r"\[REDACTED:[\w-]+\]")  # the sanitizer's stand-in is no wor
 def word_overlap(a: str, b: str, ignore: frozenset[str] = frozenset()) -> float:
     """Jaccard of the two texts' meaningful words (code-aware, CJK bigrams, light stemming), masked
     secrets left out."""
+    wa, wb = _words(a) - ignore, _words(b) - ignore
+    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
+@lru_cache(maxsize=_MEMO)
+def _words(text: str) -> frozenset[str]:
     from .retrieval.tokenize import query_terms
 
-    wa = {_stem(t) for t in query_terms(_MASK.sub(" ", a))} - ignore
-    wb = {_stem(t) for t in query_terms(_MASK.sub(" ", b))} - ignore
-    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+    return frozenset(_stem(t) for t in query_terms(_MASK.sub(" ", text)))
 
 
 def is_duplicate(a: str, b: str, similarity: float, params: CuratorParams) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,7 +17,7 @@ from .errors import InvalidInputError, NotFoundError
 from .inputs import MAX_CONTENT_CHARS
 from .models import Bullet, Conflict, RememberResult, Status, new_id
 from .store.lance import sql_list
-from .writes import MAX_TAGS, Checked, Draft
+from .writes import MAX_TAGS, Checked, Draft, WriteHow
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -241,15 +241,22 @@ def import_records(
     scope: str | None = None,
     batch: int = 256,
     progress: Progress | None = None,
+    one_by_one: bool = False,
 ) -> ImportResult:
     """Records that carry an ``id`` are restored as they are (an export round trip; an id already in the
     store is skipped, so importing twice changes nothing). Records without an id are new knowledge and go
-    through the Curator like any write. A bad record is reported with its line number and the reason, and
-    the others are imported; each batch is written under the store's write lock."""
+    through the Curator like any write, in file order: each batch is embedded in one call and curated
+    against the store and the records before it, then stored in one commit under the store's write lock
+    (``one_by_one``: each record stored as it is decided, the same decisions, slower). A bad record is
+    reported with its line number and the reason, and the others are imported. ``progress`` gets the
+    lines done and the lines in all (0 when ``lines`` has no length) after each batch."""
     default = memory.resolve_scope(scope) if scope else memory.current_scope().project_scope()
+    total = len(lines) if isinstance(lines, Sized) else 0
     result = ImportResult()
     restored: list[Checked] = []
     fresh: list[Checked] = []
+    how: WriteHow = "curate_each" if one_by_one else "curate"
+    number = 0
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -259,20 +266,22 @@ def import_records(
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
         if len(restored) + len(fresh) >= batch:
-            _write(memory, restored, fresh, result)
-        if progress:
-            progress(number, 0)
-    _write(memory, restored, fresh, result)
+            _write(memory, restored, fresh, result, how)
+            if progress:
+                progress(number, total)
+    _write(memory, restored, fresh, result, how)
+    if progress:
+        progress(number, total or number)
     return result
 
 
-def _write(memory: Memory, restored: list[Checked], fresh: list[Checked], result: ImportResult) -> None:
+def _write(memory: Memory, restored: list[Checked], fresh: list[Checked], result: ImportResult, how: WriteHow) -> None:
     if restored:
         done = memory.write(restored, how="restore")
         result.restored += sum(1 for d in done if d)
         result.skipped_existing += sum(1 for d in done if d is None)
     if fresh:
-        for outcome in memory.write(fresh):
+        for outcome in memory.write(fresh, how=how):
             if outcome and outcome.action == "merged":
                 result.merged += 1
             else:

@@ -9,6 +9,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -48,7 +49,7 @@ from .retrieval.fusion import FusionParams
 from .retrieval.generator import TermsCache
 from .scopes import Scope, detect_scope, parse_scope
 from .store.lance import LanceStore
-from .store.protocols import EmbedderSource
+from .store.protocols import EmbedderSource, WriteTarget
 from .writes import Checked, Draft, WriteHow, check
 
 log = logging.getLogger(__name__)
@@ -196,10 +197,15 @@ class Memory:
     def write(
         self, checked: Sequence[Checked], *, how: WriteHow = "curate", then: Callable[[], None] | None = None
     ) -> list[RememberResult | None]:
-        """Store checked bullets under the store's write lock, embedded first (outside it) when they carry no
-        vector: ``curate`` through the Curator (insert, merge, conflicts); ``restore`` as they are unless
-        their id is already stored (None for those); ``replace`` over the stored bullet of the same id.
-        ``then`` runs under the same lock, after the writes (a reflect records its progress)."""
+        """Store checked bullets under the store's write lock, embedded first (outside it, in one call) when
+        they carry no vector: ``curate`` through the Curator (insert, merge, conflicts), in order, each
+        against the store and the bullets written before it; ``restore`` as they are unless their id is
+        already stored (None for those); ``replace`` over the stored bullet of the same id. ``then`` runs
+        under the same lock, after the writes (a reflect records its progress).
+
+        Several bullets with vectors are curated against a batch staged in memory and stored in one commit
+        (``store/staged.py``), with the same decisions as one write each; ``curate_each`` stores each as it
+        is decided (the way before batching, kept as the reference the batch is tested against)."""
         bullets = [c.bullet for c in checked]
         missing = [i for i, b in enumerate(bullets) if b.vector is None]
         vectors, note = self.embed_texts([bullets[i].content for i in missing]) if missing else (None, "")
@@ -208,8 +214,8 @@ class Memory:
             for i, v in zip(missing, vectors or (), strict=False):
                 bullets[i] = bullets[i].with_changes(vector=v)
         with self.store.write_lock():
-            if how == "curate":
-                done: list[RememberResult | None] = [self._curate(b, self.clock(), notes) for b in bullets]
+            if how in ("curate", "curate_each"):
+                done: list[RememberResult | None] = list(self._curate_all(bullets, notes, how == "curate"))
             elif how == "replace":
                 self.store.upsert(bullets)
                 done = [RememberResult("inserted", b, notes=notes) for b in bullets]
@@ -222,14 +228,33 @@ class Memory:
                 then()
         return done
 
-    def _neighbours(self, bullet: Bullet) -> list[curator.Neighbour]:
+    def _curate_all(self, bullets: Sequence[Bullet], notes: tuple[str, ...], batch: bool) -> list[RememberResult]:
+        """Under the write lock. A batch needs every vector: keyword-only duplicates are found by a query
+        on the table, one write at a time."""
+        if not (batch and len(bullets) > 1 and all(b.vector is not None for b in bullets)):
+            return [self._curate(b, self.clock(), notes, self.store) for b in bullets]
+        staged = self.store.staged(bullets)
+        done = [self._curate(b, self.clock(), notes, staged) for b in bullets]
+        failed = staged.commit()
+        if not failed:
+            return done
+        log.warning("conflict records not written: %s", failed)
+        lost = "stored, but its {} conflict record(s) could not be written: " + failed
+        return [
+            replace(r, action="inserted", conflicts=(), notes=(*r.notes, lost.format(len(r.conflicts))))
+            if r.conflicts
+            else r
+            for r in done
+        ]
+
+    def _neighbours(self, bullet: Bullet, target: WriteTarget) -> list[curator.Neighbour]:
         if bullet.vector is not None:
-            return [curator.Neighbour(b, s) for b, s in self.store.neighbours(bullet.vector, bullet.scope, 10)]
-        same = self.store.find_content(bullet.content, bullet.scope)  # keyword-only: exact duplicates
+            return [curator.Neighbour(b, s) for b, s in target.neighbours(bullet.vector, bullet.scope, 10)]
+        same = target.find_content(bullet.content, bullet.scope)  # keyword-only: exact duplicates
         return [curator.Neighbour(same, 1.0)] if same else []
 
-    def _curate(self, bullet: Bullet, now: datetime, notes: tuple[str, ...]) -> RememberResult:
-        decision = curator.decide(bullet.content, self._neighbours(bullet), self.curator_params)
+    def _curate(self, bullet: Bullet, now: datetime, notes: tuple[str, ...], target: WriteTarget) -> RememberResult:
+        decision = curator.decide(bullet.content, self._neighbours(bullet, target), self.curator_params)
         if decision.action == "merge" and decision.target is not None:
             merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
             merged = merged.with_changes(content=merged.content[:MAX_CONTENT_CHARS])
@@ -237,9 +262,9 @@ class Memory:
                 merged = self._llm_merged(merged, decision.target, bullet)
                 vectors, _ = self.embed_texts([merged.content])
                 merged = merged.with_changes(vector=vectors[0] if vectors else decision.target.vector)
-            self.store.upsert([merged])
+            target.upsert([merged])
             return RememberResult("merged", merged, merged.id, decision.similarity, notes=notes)
-        self.store.add([bullet])
+        target.add([bullet])
         conflicts = tuple(
             Conflict(
                 id="c_" + new_id()[2:],
@@ -254,7 +279,7 @@ class Memory:
             for c in decision.conflicts
         )
         try:
-            self.store.add_conflicts(conflicts)
+            target.add_conflicts(conflicts)
         except Exception as exc:  # the bullet is stored: say so, and say precisely what was not
             log.warning("conflict records not written: %s", exc)
             notes = (*notes, f"stored, but its {len(conflicts)} conflict record(s) could not be written: {exc}")

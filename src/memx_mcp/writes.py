@@ -207,4 +207,4 @@ def _vector(value: object, dim: int) -> tuple[float, ...] | None:
     return tuple(float(x) for x in value)
 
 
-WriteHow = Literal["curate", "restore", "replace"]
+WriteHow = Literal["curate", "curate_each", "restore", "replace"]

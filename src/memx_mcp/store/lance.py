@@ -34,6 +34,7 @@ from .rows import (
     table_to_bullets,
 )
 from .sql import _retry, sql_list, sql_str
+from .staged import StagedVectors, StagedWrite
 from .vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -418,6 +419,15 @@ class LanceStore(ReflectionLog, ConflictTable):
 
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
         return self.similar(vector, [scope], limit)
+
+    def staged(self, bullets: Sequence[Bullet] = ()) -> StagedWrite:
+        """A batch of curated writes held in memory until its ``commit`` (``store/staged.py``), with the rows
+        that ``bullets`` will likely meet read ahead. Under ``write_lock``, held until the commit: the batch
+        reads the store as it is when this is called."""
+        self._current_copy()
+        batch = StagedWrite(self, StagedVectors(self._vectors))
+        batch.read_ahead(bullets)
+        return batch
 
     def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]:
         return [b for b, _ in self.keyword_search(terms, scopes, limit)]

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..models import Bullet, Conflict
+
 
 class Embedder(Protocol):
     """Turns texts into unit-length vectors of ``dim`` floats."""
@@ -38,3 +40,18 @@ class ReadyEmbedder:
 
     def peek(self) -> Embedder | None:
         return self.embedder
+
+
+class WriteTarget(Protocol):
+    """Where the Curator's write path reads neighbours and stores its decisions: the store itself (one
+    write at a time) or a batch staged in memory (``StagedWrite``)."""
+
+    def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]: ...
+
+    def find_content(self, content: str, scope: str) -> Bullet | None: ...
+
+    def add(self, bullets: Sequence[Bullet]) -> None: ...
+
+    def upsert(self, bullets: Sequence[Bullet]) -> None: ...
+
+    def add_conflicts(self, conflicts: Sequence[Conflict]) -> None: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -63,11 +64,11 @@ def index_text(b: Bullet) -> str:
     return " ".join(tokens(" ".join((b.content, *b.tools, *b.entities, *b.tags))))
 
 
-def bullet_to_row(b: Bullet) -> dict[str, Any]:
+def bullet_to_row(b: Bullet, terms: bool = True) -> dict[str, Any]:
     return {
         "id": b.id,
         "content": b.content,
-        "terms": index_text(b),
+        "terms": index_text(b) if terms else "",
         "section": b.section.value,
         "knowledge_type": b.knowledge_type.value,
         "instructivity_score": float(b.instructivity_score),
@@ -87,8 +88,9 @@ def bullet_to_row(b: Bullet) -> dict[str, Any]:
     }
 
 
-def bullets_table(bullets: Iterable[Bullet], dim: int) -> pa.Table:
-    return pa.Table.from_pylist([bullet_to_row(b) for b in bullets], schema=bullet_schema(dim))
+def bullets_table(bullets: Iterable[Bullet], dim: int, terms: bool = True) -> pa.Table:
+    """``terms=False``: for a copy that drops the full-text column (tokenizing is the costly part)."""
+    return pa.Table.from_pylist([bullet_to_row(b, terms) for b in bullets], schema=bullet_schema(dim))
 
 
 _SECTIONS = {m.value: m for m in Section}
@@ -137,6 +139,22 @@ def table_to_bullets(table: pa.Table) -> list[Bullet]:
         )
         for k in range(table.num_rows)
     ]
+
+
+def _float32(x: float) -> float:
+    return float(array("f", (x,))[0])
+
+
+def as_stored(b: Bullet) -> Bullet:
+    """``b`` as ``table_to_bullets`` gives it back once stored (scores and vector at float32, rounded the
+    same way; times in UTC), without the table's round trip: a batch reads its own writes through this."""
+    utc = {t: getattr(b, t).astimezone(UTC) for t in _TIMES if getattr(b, t) is not None}
+    return b.with_changes(
+        instructivity_score=round(_float32(b.instructivity_score), 2),
+        confidence=round(_float32(b.confidence), 4),
+        vector=None if b.vector is None else tuple(array("f", b.vector).tolist()),
+        **utc,
+    )
 
 
 def conflict_to_row(c: Conflict) -> dict[str, Any]:

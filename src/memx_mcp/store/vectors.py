@@ -63,6 +63,39 @@ def scan(codes: np.ndarray, scales: np.ndarray, query: np.ndarray) -> np.ndarray
     return sims
 
 
+def unit(vector: Sequence[float]) -> np.ndarray:
+    q = np.asarray(vector, dtype=np.float32)
+    return q / (np.linalg.norm(q) or 1.0)
+
+
+def nearest(
+    ids: Sequence[str],
+    matrix: np.ndarray,
+    scales: np.ndarray,
+    scope_codes: np.ndarray,
+    codes: Sequence[int],
+    vector: Sequence[float],
+    limit: int,
+) -> list[tuple[str, float]]:
+    """The ``limit`` rows most similar to ``vector`` among those whose scope code is one of ``codes``.
+    The copy and a batch's staged view both search through here: the same rows in the same order give the
+    same similarities to the last bit, so a batch curates exactly as one write at a time would."""
+    n = len(matrix)
+    if not n or not codes:
+        return []
+    sims = scan(matrix, scales, unit(vector))
+    visible = np.isin(scope_codes, codes)
+    count = int(visible.sum())
+    if count == 0:
+        return []
+    if count < n:
+        sims = np.where(visible, sims, -np.inf)
+    k = min(limit, count)
+    top = np.argpartition(-sims, k - 1)[:k]
+    top = top[np.argsort(-sims[top])]
+    return [(ids[i], float(sims[i])) for i in top]
+
+
 class VectorIndex:
     def __init__(self, generation_file: Path) -> None:
         one_blas_thread()  # the scan is one matrix-vector product: its spinning worker threads cost more than they give
@@ -188,7 +221,7 @@ class VectorIndex:
             if gone:
                 self._set(rows, matrix, scales)
             return
-        fresh = bullets_table(new, len(new[0].vector or ())).drop_columns(list(_SKIP))
+        fresh = bullets_table(new, len(new[0].vector or ()), terms=False).drop_columns(list(_SKIP))
         codes, new_scales = quantize(np.asarray([b.vector for b in new], dtype=np.float32))
         if gone or not rows.num_rows:
             rows = pa.concat_tables([rows, fresh.cast(rows.schema)]) if rows.num_rows else fresh
@@ -260,23 +293,19 @@ class VectorIndex:
 
     def search(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
         """The ``limit`` most similar active bullets of ``scopes`` with their cosine similarity."""
-        codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
         ids, matrix, scales, scope_codes = self._ids, self._matrix, self._scales, self._scope_codes
         # A writer in another thread may be appending: use the rows that every array already holds.
         n = min(len(ids), len(matrix), len(scales), len(scope_codes))
-        if not n or not codes:
-            return []
-        sims = scan(matrix[:n], scales[:n], self._unit(vector))
-        visible = np.isin(scope_codes[:n], codes)
-        count = int(visible.sum())
-        if count == 0:
-            return []
-        if count < n:
-            sims = np.where(visible, sims, -np.inf)
-        k = min(limit, count)
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top])]
-        return [(ids[i], float(sims[i])) for i in top]
+        codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
+        return nearest(ids, matrix[:n], scales[:n], scope_codes[:n], codes, vector, limit)
+
+    def snapshot(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+        """The copy's ids, scope codes, int8 codes and scales as they are now (lists copied, arrays shared:
+        a change replaces them rather than writing into them)."""
+        with self._mutating:
+            n = min(len(self._ids), len(self._matrix), len(self._scales), len(self._scope_codes))
+            ids, scopes = list(self._ids[:n]), dict(self._scope_index)
+            return ids, scopes, self._scope_codes[:n], self._matrix[:n], self._scales[:n]
 
     def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of ``ids`` held in the copy."""
@@ -291,8 +320,7 @@ class VectorIndex:
 
     @staticmethod
     def _unit(vector: Sequence[float]) -> np.ndarray:
-        q = np.asarray(vector, dtype=np.float32)
-        return q / (np.linalg.norm(q) or 1.0)
+        return unit(vector)
 
     def reinforce(self, counts: Mapping[str, int], now: datetime) -> None:
         """Mirror this process's recall counts in the copy (two column rewrites, no per-row Python)."""
