@@ -53,6 +53,10 @@ _REPEAT = re.compile(
 )
 
 
+_NOT_DONE = re.compile(r"\b(?:be|to|will|would|should|could|must|can|may|might|if)\s+$", re.I)
+_ABOUT_ME = re.compile(r"\b(?:my|our)\s+$|我的$|私の$|僕の$", re.I)
+
+
 def _sentences(text: str) -> list[str]:
     return split_sentences(text)
 
@@ -130,9 +134,14 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
                     {"sentence": _first(_CONFIG, text), "key": key, "old": old, "new": new},
                 )
                 continue
-        tool = _NEW_TOOL.search(" ".join(_statements(text)))
+        said = " ".join(_statements(text))
+        tool = _NEW_TOOL.search(said)
         if tool and next(v for v in tool.groupdict().values() if v).startswith(("/", ".", "~")):
             tool = None  # "moved to /backup" is a place, not a tool
+        if tool and _ABOUT_ME.search(said[: tool.start()][-12:]):
+            tool = None  # "This is my first time using cc": a greeting about the person, not about a tool
+        if tool and _NOT_DONE.search(said[: tool.start()][-16:]):
+            tool = None  # "they must be migrated to ESM": advice about what might be needed, not a switch made
         if tool:
             name = next(v for v in tool.groupdict().values() if v)
             add("NewToolRule", step, name.lower(), {"sentence": _first(_NEW_TOOL, text), "program": name})
