@@ -287,6 +287,7 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
 def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     """Every rule over the transcript; candidates before ``start_step`` (already reflected) are left out,
     and two candidates with the same key are one."""
+    from .environment import environment_facts
     from .episode_rules import error_episodes, harness_notices
     from .prose import prose_candidates
 
@@ -297,6 +298,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     everything = [
         *errors,
         *harness_notices(t),
+        *environment_facts(t, {c.step for c in errors}),
         *config_changes(t),
         *tools,
         *repetitive_ops(t, clis),
