@@ -9,6 +9,7 @@ from collections import Counter
 
 from ..text.sentences import split_sentences
 from .commands import is_question, shorten
+from .records import fix_records, told
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
 
@@ -92,6 +93,45 @@ def _steps_for_prose(t: Transcript) -> list[Step]:
     return [s for s in t.steps if s.role in ("user", "assistant")]
 
 
+# A rule the person states for the project: "always/never/don't …", "use X instead of Y", "from now on …",
+# "不要/必须/以后 …", "…しないで/必ず …". It must name something (a command, a file, a flag), so "don't stop
+# until the to-dos are done" or "do NOT edit the plan file" (instructions for this one task) are not rules.
+_DIRECTIVE = re.compile(
+    r"^(?:please\s+)?(?:always|never|don't|do not|make sure (?:to|you)|from now on|remember to|avoid)\b|"
+    r"\b(?:should always|must always|must never|should never|instead of|rather than)\b|"
+    r"^(?:请)?(?:不要|别再?|永远不要|一定要|必须|务必|以后|总是)|(?:しないで|使わないで|必ず|禁止|ではなく|今後)",
+    re.I,
+)
+
+
+# What a rule must name: code in backticks, a file name, a path, a flag, an @file mention (a shouted
+# "DO NOT" or a word like "to-dos" names nothing)
+_NAMED = re.compile(r"`[^`]+`|(?<![\w@])[\w.-]+\.[a-z]{1,5}\b|(?<!\w)--?[a-z][\w-]+|\w/\w|@[\w.-]+\.\w+")
+
+
+def convention_candidates(t: Transcript) -> list[Candidate]:
+    found: list[Candidate] = []
+    for step in t.steps:
+        if step.role != "user" or len(step.text) > 2000:  # a pasted log or plan is not the person speaking
+            continue
+        for sentence in _statements(step.text):
+            s = sentence.strip(" -*•>")
+            if 12 <= len(s) <= 250 and _DIRECTIVE.search(s) and _NAMED.search(s) and not s.count("`") % 2:
+                facts = {"sentence": shorten(s, 250)}
+                found.append(
+                    Candidate(
+                        "ConventionRule",
+                        CONFIDENCE["ConventionRule"],
+                        step.index,
+                        step.turn,
+                        f"ConventionRule:{s[:80]}",
+                        facts,
+                        step.text[:3000],
+                    )
+                )
+    return found
+
+
 def prose_candidates(t: Transcript) -> list[Candidate]:
     steps = _steps_for_prose(t)
     found: list[Candidate] = []
@@ -105,6 +145,11 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
 
     for n, step in enumerate(steps):
         text = step.text
+        records = fix_records(text)
+        for symptom, cause, fix in records[:10]:
+            add("ErrorFixRule", step, f"record:{fix[:60]}", {"story": told(symptom, cause, fix), "error": ""})
+        if records:
+            continue
         retry = _RETRY.search(text)
         story = _first(_RETRY, text) if retry else ""
         if retry and story:

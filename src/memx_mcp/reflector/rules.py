@@ -33,6 +33,7 @@ CONFIDENCE = {
     "ConfigChangeRule": 0.6,
     "NewToolRule": 0.65,
     "RepetitiveOpRule": 0.5,
+    "ConventionRule": 0.6,
 }
 _CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env[\w.]*|[\w.-]+\.(?:toml|ya?ml|ini|cfg|conf|properties)|config/[\w./-]+|[\w.-]*\.config\.[jt]s|"
@@ -289,7 +290,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     and two candidates with the same key are one."""
     from .environment import environment_facts
     from .episode_rules import error_episodes, harness_notices
-    from .prose import prose_candidates
+    from .prose import convention_candidates, prose_candidates
 
     errors = error_episodes(t)
     credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
@@ -303,6 +304,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
         *tools,
         *repetitive_ops(t, clis),
         *prose_candidates(t),
+        *convention_candidates(t),
     ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):
