@@ -80,3 +80,9 @@ def test_a_codex_call_let_out_of_the_sandbox_keeps_its_permission() -> None:
     )
     (step,) = [s for s in parse_transcript(text).steps if s.role == "tool"]
     assert step.tool_input["sandbox_permissions"] == "require_escalated"
+
+
+def test_a_virtualenv_without_pip_is_a_fact_about_that_interpreter() -> None:
+    out = "Python 3.12.12\n/data/dev/alpamayo/ar1_venv/bin/python: No module named pip\n"
+    (b,) = bullets(bash("/data/dev/alpamayo/ar1_venv/bin/python -m pip --version", out))
+    assert "ar1_venv/bin/python" in b and "No module named pip" in b

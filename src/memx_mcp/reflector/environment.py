@@ -21,6 +21,7 @@ _MISSING = re.compile(
     r"The term '(?P<b>[\w.+-]{2,30})' is not recognized|'(?P<c>[\w.+-]{2,30})' is not recognized as an internal"
 )
 _SANDBOX = re.compile(r"(?:windows )?sandbox(?::? runner)? error: [^\"})\n]{3,120}")
+_NO_PIP = re.compile(r"(\S*python[\d.]*): No module named pip")
 LOOKAHEAD = 8
 
 
@@ -81,6 +82,15 @@ def environment_facts(t: Transcript, told: set[int] | None = None) -> list[Candi
             found.append(
                 _candidate("ErrorFixRule", s, f"env:missing:{name}", {"story": story, "error": ""}, steps, s.index)
             )
+            continue
+        pip = _NO_PIP.search(head)
+        if pip and "pip" not in seen:
+            seen.add("pip")
+            story = (
+                f"The interpreter `{pip.group(1)}` has no pip ({_quote(pip.group(0))}): list or add its packages "
+                "with the tool that made the environment (uv, conda), not with `python -m pip`."
+            )
+            found.append(_candidate("ErrorFixRule", s, "env:no-pip", {"story": story, "error": ""}, steps, s.index))
             continue
         box = _SANDBOX.search(head)
         if box and "sandbox" not in seen:
