@@ -8,10 +8,13 @@ keep|noise|false, why); bullets without a judgement are listed and written to a 
 
     python benchmarks/reflector_corpus.py --split tune
     python benchmarks/reflector_corpus.py --split heldout --corpus DIR --unjudged /tmp/unjudged.jsonl
+    python benchmarks/reflector_corpus.py --split all-tune      # old tune + old heldout: both are tuning data now
+    python benchmarks/reflector_corpus.py --split heldout2 --bullets heldout2/bullets.jsonl   # measured once
 
 Printed: per session and in total, bullets, lessons, lessons caught, precision (keep / bullets), the share
 of bullets stating something false, and per format. Which figures are on tuned data is said in
-benchmarks/RESULTS.md: the ``tune`` split is what the rules were tuned on, ``heldout`` is not.
+benchmarks/RESULTS.md: ``tune`` and ``heldout`` (measured once, then read) are both tuning data now, so
+``all-tune`` runs the two with each half's judgements; ``heldout2`` is the unseen set.
 """
 
 from __future__ import annotations
@@ -74,7 +77,20 @@ def catches(bullet: str, lesson: dict[str, Any]) -> bool:
     return bool(needles) and all(m in low for m in needles)
 
 
-def run(corpus: Path, split: str, judgements_path: Path) -> list[SessionResult]:
+SPLITS = {"tune": ("tune",), "heldout": ("heldout",), "heldout2": ("heldout2",), "all-tune": ("tune", "heldout")}
+TUNED_ON = {"tune", "heldout", "all-tune"}
+
+
+def run(corpus: Path, split: str, judgements_path: Path | None = None) -> list[SessionResult]:
+    """Every session of ``split`` (one folder, or the folders an alias such as ``all-tune`` names)."""
+    results: list[SessionResult] = []
+    for folder in SPLITS.get(split, (split,)):
+        own = judgements_path if judgements_path is not None else corpus / folder / "judgements.jsonl"
+        results.extend(_run_folder(corpus, folder, own))
+    return results
+
+
+def _run_folder(corpus: Path, split: str, judgements_path: Path) -> list[SessionResult]:
     base = corpus / split
     if not base.is_dir():
         raise SystemExit(f"no split folder {base}")
@@ -119,7 +135,7 @@ def _ratio(a: int, b: int) -> str:
 
 
 def report(results: list[SessionResult], split: str) -> None:
-    print(f"## Reflector, rules mode, on the {split} split ({'TUNED ON' if split == 'tune' else 'held out'})")
+    print(f"## Reflector, rules mode, on the {split} split ({'TUNED ON' if split in TUNED_ON else 'held out'})")
     print("| group | session | format | bullets | keep | noise | false | unjudged | lessons | caught | CPU s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
@@ -151,21 +167,26 @@ def report(results: list[SessionResult], split: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--split", choices=("tune", "heldout"), default="tune")
-    ap.add_argument("--judgements", type=Path, help="default: <corpus>/<split>/judgements.jsonl")
+    ap.add_argument("--split", choices=tuple(SPLITS), default="tune")
+    ap.add_argument("--judgements", type=Path, help="default: <corpus>/<folder>/judgements.jsonl of each folder")
+    ap.add_argument("--bullets", type=Path, help="write every bullet printed (session, bullet) to this JSONL file")
     ap.add_argument("--unjudged", type=Path, help="where to write unjudged bullets (default: <split>/unjudged.jsonl)")
     ap.add_argument("--missed", action="store_true", help="also list the lessons no bullet caught")
     args = ap.parse_args(argv)
-    judgements = args.judgements or args.corpus / args.split / "judgements.jsonl"
-    results = run(args.corpus, args.split, judgements)
+    results = run(args.corpus, args.split, args.judgements)
     report(results, args.split)
+    if args.bullets:
+        rows = [{"session": r.session, "hash": bullet_hash(b), "bullet": b} for r in results for b in r.bullets]
+        args.bullets.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
+        print(f"\n{len(rows)} bullets written to {args.bullets}")
     unjudged = [
         {"session": r.session, "hash": bullet_hash(b), "label": "", "why": "", "bullet": b}
         for r in results
         for b in r.unjudged
     ]
     if unjudged:
-        out = args.unjudged or judgements.with_name("unjudged.jsonl")
+        folder = SPLITS.get(args.split, (args.split,))[0]
+        out = args.unjudged or args.corpus / folder / "unjudged.jsonl"
         out.write_text("".join(json.dumps(u, ensure_ascii=False) + "\n" for u in unjudged), encoding="utf-8")
         print(f"\n{len(unjudged)} unjudged bullets written to {out}")
     if args.missed:

@@ -271,7 +271,7 @@ def test_a_docker_compose_service_brought_up_differently_is_the_fix() -> None:
 def test_a_lint_rule_in_the_output_makes_an_edit_fix_a_convention() -> None:
     out = "Failed to compile.\n./app/layout.tsx\n26:43  Error: Unexpected any.  @typescript-eslint/no-explicit-any"
     (b,) = bullets(bash("npm run build", out, True), edit("/p/app/layout.tsx"), bash("npm run build", "Compiled"))
-    assert "@typescript-eslint/no-explicit-any" in b and "after editing layout.tsx, it succeeded" in b
+    assert "@typescript-eslint/no-explicit-any" in b and "after editing layout.tsx (`a` → `b`), it succeeded" in b
 
 
 def test_an_announcement_of_the_next_step_is_not_an_explanation() -> None:
@@ -310,6 +310,119 @@ def test_a_complaint_never_confirmed_fixed_is_not_an_episode() -> None:
         )
         == []
     )
+
+
+def test_a_chained_cd_followed_by_a_cwd_reset_notice_is_not_a_lesson() -> None:
+    # real shape: the command already ran where it meant to; the notice is the harness talking
+    found = bullets(
+        bash(
+            "cd /Users/dev/.claude/hooks && bun run initialize-session.ts", "ok\nShell cwd was reset to /Users/dev/PAI"
+        )
+    )
+    assert found == []
+
+
+def test_a_refusal_followed_by_continue_is_not_an_instruction() -> None:
+    refused = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    found = bullets(
+        bash("git commit -m 'Add docs'", refused, True),
+        ("user", "continue"),
+        bash("git commit -m 'Add docs'", "[main 1a2b3c4] Add docs"),
+    )
+    assert found == []
+
+
+def test_an_interrupted_push_is_not_a_failure_fixed_by_the_commit_before_it() -> None:
+    stop = (
+        "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to "
+        "tell you how to proceed."
+    )
+    found = bullets(
+        bash("git push origin main", stop, True),
+        ("user", "continue"),
+        bash("git commit -m 'Add docs'", "[main 1a2b3c4] Add docs"),
+        bash("git push origin main", "To github.com:o/r.git\n   1a2b3c4..5d6e7f8  main -> main"),
+    )
+    assert not any("git push" in b and "succeeded" in b for b in found), found
+
+
+def test_a_refusal_with_a_redirect_keeps_what_the_user_said() -> None:
+    refused = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    (b,) = bullets(bash("npm install", refused, True), ("user", "use pnpm instead, never npm in this repo"))
+    assert "use pnpm instead" in b
+
+
+def test_the_cursor_wrappers_here_document_noise_is_not_an_error() -> None:
+    noise = (
+        "--: line 20: cannot create temp file for here-document: Permission denied\n"
+        "--: dump_bash_state: command not found\n"
+    )
+    t = parse_transcript(session(bash("git log --oneline -n 3", noise + "a1b2c3d fix build\n9f8e7d6 add docs", None)))
+    (step,) = [s for s in t.steps if s.role == "tool"]
+    assert not step.is_error and "here-document" not in step.result and "a1b2c3d" in step.result
+
+
+def test_a_fix_chained_after_earlier_changes_does_not_take_their_credit() -> None:
+    (b,) = bullets(
+        bash("bun self-test.ts", "❌ History Directory: Missing: /p/.claude/history", True),
+        bash("mkdir -p ~/.claude/history/sessions && mkdir -p ~/.claude/history/learnings"),
+        bash("rm -rf ~/.claude/history/\\{*; bun self-test.ts", "✅ 13/13 checks passed"),
+    )
+    assert "mkdir -p ~/.claude/history/sessions" in b and "rm -rf" not in b
+
+
+def test_another_script_is_not_another_form_of_the_failed_one() -> None:
+    found = bullets(
+        bash("python diverse_musical_ai.py", "Press Enter to continue...", True),
+        bash("python test_diverse_simple.py", "all good"),
+    )
+    assert not any("test_diverse_simple.py` worked" in b for b in found), found
+
+
+def test_a_file_utility_pointed_at_a_missing_path_is_not_a_lesson() -> None:
+    found = bullets(
+        bash(
+            "cp /tmp/exports/run1/conversation_full.xml .",
+            "cp: cannot stat '/tmp/exports/run1/conversation_full.xml': No such file or directory",
+            True,
+        ),
+        bash("python export.py --out /tmp/exports/run1"),
+        bash("cp /tmp/exports/run1/conversation_full.xml .", ""),
+    )
+    assert found == []
+
+
+def test_git_refusing_to_merge_over_local_changes_is_not_a_lesson() -> None:
+    out = "error: Your local changes to the following files would be overwritten by merge:\n\t.gitignore"
+    found = bullets(
+        bash("git pull origin main --no-rebase", out, True),
+        bash("git add .gitignore && git commit -m 'gitignore'"),
+        bash("git pull origin main --no-rebase", "Merge made by the 'ort' strategy."),
+    )
+    assert found == []
+
+
+def test_a_cheer_at_the_end_of_the_work_is_not_the_reason_for_a_change() -> None:
+    change = {
+        "file_path": "/p/.github/workflows/deploy.yml",
+        "old_string": "region: us-east1",
+        "new_string": "region: asia-northeast1",
+    }
+    (b,) = bullets(
+        ("assistant", "すべての設定が完了しているので、region を設定すればすぐにデプロイできます！"),
+        ("tool", ("Edit", change, "ok", False)),
+    )
+    assert "デプロイできます" not in b and "region from us-east1 to asia-northeast1" in b
+
+
+def test_a_small_edit_credited_as_a_fix_says_what_it_changed() -> None:
+    (b,) = bullets(
+        bash("python app.py", "EOFError: EOF when reading a line", True),
+        ("assistant", "The EOFError comes from input() in app.py: the agent's shell has no stdin to read a line from."),
+        edit("/p/app.py", "input('Press Enter to continue...')", "time.sleep(3)"),
+        bash("python app.py", "done"),
+    )
+    assert "editing app.py (`input` → `time.sleep`" in b
 
 
 def test_a_cd_the_shell_resets_is_a_lesson_once() -> None:

@@ -50,8 +50,10 @@ def test_a_claude_code_session_export_becomes_turns_tool_calls_and_results() -> 
 def test_a_session_export_hands_its_failures_to_the_rules() -> None:
     t = parsed("claude-export.md")
     assert any(s.is_error and "jq: command not found" in s.result for s in t.steps)
-    # the agent then read the file without jq: a one-off, no lesson; the rules stay silent on it
-    assert not any("jq" in b for b in bullets(t))
+    # jq missing on that machine is a fact the next session would otherwise rediscover (the corpus label
+    # of this session says so); it is told as a fact, never as a fix the session did not show
+    told = [b for b in bullets(t) if "jq" in b]
+    assert len(told) == 1 and "`jq` is not installed in this environment" in told[0] and "worked" not in told[0]
 
 
 def test_a_heading_inside_a_pasted_tool_result_is_not_a_turn() -> None:

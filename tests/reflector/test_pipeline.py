@@ -129,3 +129,15 @@ def test_hybrid_hands_the_llm_the_whole_episode_sanitized() -> None:
     assert SECRET not in json.dumps(api.requests) and "[REDACTED" in episode
     assert len(episode) <= 12000
     assert report.bullets and all(SECRET not in b.content for b in report.bullets)
+
+
+def test_a_config_change_that_reads_the_same_once_masked_is_dropped() -> None:
+    # real shape: PAI_DIR "/Users/YOURNAME/.claude" → "/Users/dev/.claude", both home user names masked
+    change = {
+        "file_path": "/Users/dev/.claude/settings.json",
+        "old_string": '"PAI_DIR": "/Users/YOURNAME/.claude"',
+        "new_string": '"PAI_DIR": "/Users/dev/.claude"',
+    }
+    t = parse_transcript(session(("tool", ("Edit", change, "ok", False))))
+    report = reflector("rules").reflect(t)
+    assert report.bullets == [] and any("read the same once masked" in d.reason for d in report.dropped)

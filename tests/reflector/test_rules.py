@@ -103,10 +103,53 @@ def test_an_unexplained_config_addition_is_routine_editing() -> None:
     assert rules_of(text) == []
 
 
-def test_an_export_is_a_config_change() -> None:
-    assert rules_of(session(bash("export NODE_OPTIONS=--max-old-space-size=4096 && npm run build"))) == [
-        "ConfigChangeRule"
-    ]
+def test_an_explained_export_is_a_config_change() -> None:
+    assert rules_of(
+        session(
+            ("assistant", "The build runs out of heap: NODE_OPTIONS needs a larger max-old-space-size."),
+            bash("export NODE_OPTIONS=--max-old-space-size=4096 && npm run build"),
+        )
+    ) == ["ConfigChangeRule"]
+
+
+def test_an_export_nobody_explains_is_not_a_lesson() -> None:
+    # real shape: `LD_LIBRARY_PATH=$CUDA_HOME/lib64:…` set next to CUDA_HOME, no problem it solved is shown
+    assert rules_of(session(bash("export LD_LIBRARY_PATH=$CUDA_HOME/lib64:$LD_LIBRARY_PATH"))) == []
+
+
+def test_a_setting_toggled_back_a_minute_later_is_not_a_lesson() -> None:
+    off = {
+        "file_path": "/p/config/voice-feedback.json",
+        "old_string": '"enabled": true',
+        "new_string": '"enabled": false',
+    }
+    on = {
+        "file_path": "/p/config/voice-feedback.json",
+        "old_string": '"enabled": false',
+        "new_string": '"enabled": true',
+    }
+    assert rules_of(session(("tool", ("Edit", off, "ok", False)), ("tool", ("Edit", on, "ok", False)))) == []
+
+
+def test_a_setting_changed_once_is_still_a_config_change() -> None:
+    off = {
+        "file_path": "/p/config/voice-feedback.json",
+        "old_string": '"enabled": true',
+        "new_string": '"enabled": false',
+    }
+    assert rules_of(session(("tool", ("Edit", off, "ok", False)))) == ["ConfigChangeRule"]
+
+
+def test_a_greeting_about_the_person_is_not_a_new_tool() -> None:
+    assert rules_of("User: Hi! This is my first time using cc. Can you help me set up the repo?") == []
+
+
+def test_advice_about_a_possible_migration_is_not_a_switch_made() -> None:
+    text = (
+        "Assistant: - **Potential Issue:** If any files in `dist/` or elsewhere use CommonJS (`require`, "
+        "`module.exports`), they must be migrated to ESM."
+    )
+    assert "NewToolRule" not in rules_of(text)
 
 
 def test_a_plain_install_is_not_a_lesson_by_itself() -> None:

@@ -240,6 +240,7 @@ def explanation(text: str) -> str:
             and not _NARRATION.match(s)
             and not _NARRATION_END.search(s)
             and not is_question(s)
+            and not s.endswith(("!", "！"))  # "…すぐにデプロイできます！": a cheer at the end of the work, not a cause
         ):
             return s.rstrip(":")
     return ""

@@ -133,6 +133,8 @@ def distill(c: Candidate) -> str:
         text = _config(f)
     elif c.rule == "NewToolRule":
         text = _new_tool(f)
+    elif c.rule == "ConventionRule":
+        text = f"The user's rule here: {f['sentence']}"
     else:
         text = _repetitive(f)
     return shorten(text, MAX_BULLET_CHARS)
@@ -145,4 +147,5 @@ RULE_CLASSES: dict[str, tuple[Section, KnowledgeType]] = {
     "ConfigChangeRule": (Section.TOOLS, KnowledgeType.KNOWLEDGE),
     "NewToolRule": (Section.TOOLS, KnowledgeType.METHOD),
     "RepetitiveOpRule": (Section.WORKFLOW, KnowledgeType.METHOD),
+    "ConventionRule": (Section.WORKFLOW, KnowledgeType.METHOD),
 }

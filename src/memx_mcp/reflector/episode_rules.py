@@ -27,18 +27,26 @@ def _actions(steps: Sequence[Step], start: int, fix: int) -> list[tuple[str, str
     edited just before it, as in "add lazy_html to mix.exs, then `mix deps.get`")."""
     s = steps[fix]
     if is_edit(s):
-        files = [edited_file(x) for x in steps[start + 1 : fix + 1] if is_edit(x) and not x.is_error and edited_file(x)]
-        return [("edit", f) for f in list(dict.fromkeys(reversed(files)))[:2][::-1]]
+        edits = [x for x in steps[start + 1 : fix + 1] if is_edit(x) and not x.is_error and edited_file(x)]
+        last = {edited_file(x): x for x in edits}  # the last edit of each file says what it became
+        files = list(dict.fromkeys(reversed([edited_file(x) for x in edits])))[:2][::-1]
+        return [("edit", _told(f, last[f])) for f in files]
     out: list[tuple[str, str]] = []
     for x in reversed(steps[start + 1 : fix]):
         if x.role == "tool" and not x.is_error:
             if is_edit(x) and edited_file(x):
-                out.insert(0, ("edit", edited_file(x)))
+                out.insert(0, ("edit", _told(edited_file(x), x)))
             elif _is_exec(x) and action_kind(x.command) != "diagnostic":
                 break
         if len(out) >= 2:
             break
     return [*dict.fromkeys(out), ("run", clean_command(s.command))]
+
+
+def _told(name: str, step: Step) -> str:
+    """An edited file with what the edit changed when it is small ("app.py (`input()` → `time.sleep(3)`)")."""
+    change = edit_change(step)
+    return f"{name} ({change})" if change else name
 
 
 def _blocked_what(step: Step) -> str:
@@ -121,7 +129,7 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
         else:
             actions = _actions(steps, last.index, ep.fix)
             edits_only = all(kind == "edit" for kind, _ in actions)
-            files = [what for kind, what in actions if kind == "edit"]
+            files = [what.split(" (", 1)[0] for kind, what in actions if kind == "edit"]  # the name, not the change
             gate_code = bool(ERROR_CODE.search(signature))  # a lint rule or compiler code: the convention
             if edits_only and not ep.why and not gate_code and not any(_CONFIG_FILE.search(f) for f in files):
                 return None  # "fixed by an edit of app.py" without what or why teaches nothing
@@ -134,13 +142,16 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
 
 
 _CWD_RESET = re.compile(r"Shell cwd was reset to (\S+)")
+_BARE_CD = re.compile(r"^\s*cd\s+[^;&|]+$")
 
 
 def harness_notices(t: Transcript) -> list[Candidate]:
     """What the agent's own shell said about itself: a ``cd`` that does not survive the call."""
     for s in t.steps:
         m = _CWD_RESET.search(s.result) if s.role == "tool" else None
-        if m and "cd " in s.command:
+        # only a lone `cd` relies on the directory surviving; `cd x && cmd` ran where it meant to, and the
+        # notice after it is the harness talking, not a failure
+        if m and _BARE_CD.match(s.command):
             story = (
                 f"A `cd` in the agent's shell does not persist between calls here (after {_code_of(s.command)} it "
                 f'said "Shell cwd was reset to {m.group(1)}"): use absolute paths or `cd <dir> && <command>` '

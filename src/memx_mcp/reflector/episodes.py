@@ -21,6 +21,7 @@ from .shell import (
     _TARGET,
     DIAGNOSTIC,
     _related_segment,
+    _script,
     _segment_kind,
     action_kind,
     core_words,
@@ -59,7 +60,8 @@ BLOCKED = re.compile(
     r"requires approval|requested permissions? to|haven't granted it|"
     r"permission to use \w+.{0,200}?(?:has been|was) denied|"
     r"PreToolUse:\w+ hook|hook (?:error|blocked|denied)|blocked by (?:a |the )?\w+ hook|"
-    r"doesn't want to proceed with this tool use|tool use was rejected|was blocked by (?:a |the )?(?:hook|policy)|"
+    r"doesn't want to proceed with this tool use|doesn't want to take this action|STOP what you are doing|"
+    r"Request interrupted by user|tool use was rejected|was blocked by (?:a |the )?(?:hook|policy)|"
     r"not allowed by (?:the )?(?:user|permission|policy)|approval (?:is )?required|rejected by (?:the )?user|"
     r"user (?:denied|declined|rejected)",
     re.I,
@@ -201,7 +203,11 @@ _GATE = re.compile(
 
 def _same_goal(fail: Step, other: Step) -> bool:
     a = main_goal(fail.command)
-    return bool(a) and a in {goal_key(seg) for seg in segments(other.command)}
+    if not a or a not in {goal_key(seg) for seg in segments(other.command)}:
+        return False
+    script = _script(core_words(main_segment(fail.command)))
+    others = {_script(core_words(seg)) for seg in segments(other.command)} - {""}
+    return not script or not others or script in others  # another script is another program
 
 
 def _new_tool(fail: Step, other: Step) -> bool:
@@ -272,6 +278,14 @@ def _credit(steps: Sequence[Step], after: int, end: int) -> int:
     return fallback
 
 
+def _changed_state(steps: Sequence[Step], after: int, end: int) -> bool:
+    """An edit or a state-changing command ran (and did not fail) between ``after`` and ``end``."""
+    return any(
+        s.role == "tool" and not s.is_error and (is_edit(s) or (is_exec(s) and action_kind(s.command) == "state"))
+        for s in steps[after + 1 : end]
+    )
+
+
 def same_error(a: str, b: str) -> bool:
     """Two runs failed the same way: the same start of the message (the file it names may differ:
     "could conflict: README.md", then "…: README.md.bak"), or both stopped at a prompt."""
@@ -287,8 +301,26 @@ def _signature(step: Step) -> str:
     return "stops at an interactive prompt" if prompt else error_signature(step.result, step.command)
 
 
+# Failures every user of the tool knows, whatever the project: a file utility pointed at a path that is not
+# there (yet), git refusing to merge over uncommitted changes. The way out is the tool's own message.
+_FILE_UTILITIES = frozenset({"cp", "mv", "cat", "rm", "ln", "touch", "chmod", "chown", "head", "tail", "cd", "sed"})
+
+
+def generic_failure(step: Step) -> bool:
+    """A failure that teaches nothing about this project: a file utility pointed at a missing path, git
+    refusing to overwrite local changes."""
+    head = step.result[:1500]
+    if re.search(r"would be overwritten by (?:merge|checkout)|Please commit your changes or stash them", head):
+        return True
+    first = core_words(main_segment(step.command))
+    missing_path = re.search(r"No such file or directory|cannot stat", head)
+    return bool(missing_path) and bool(first) and first[0] in _FILE_UTILITIES
+
+
 def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
     fail = steps[i]
+    if generic_failure(fail):
+        return None
     prompt = stalled(fail)
     signature = _signature(fail)
     missing = bool(_MISSING_TOOL.search(fail.result[:600]))
@@ -324,6 +356,8 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
     # another form of the command that reached the goal is the fix itself, not what ran before it; so is a
     # chain that changes state before retrying (`git remote set-url origin git@… && git push`)
     chained = end >= 0 and any(_segment_kind(seg) == "state" for seg in segments(steps[end].command)[:-1])
+    if chained and _changed_state(steps, attempts[-1], end):
+        chained = False  # `mkdir -p …` ran before `rm -rf junk; retry`: the earlier change did the work
     fix = end if via_form or (chained and success) else _credit(steps, attempts[-1], end)
     resolved = steps[end]
     differs = clean_command(resolved.command) != clean_command(fail.command) or workdir(resolved.command) != workdir(
@@ -342,6 +376,28 @@ def error_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode 
 
 _HOOK = re.compile(r"\bhook\b|PreToolUse", re.I)
 
+# After a refusal, "continue" / "go on" lets the same call run again: that is no instruction. Only words
+# that redirect the work ("use X instead", "don't", "不要", "ではなく") make what the person said a lesson.
+_GO_ON = re.compile(
+    r"^\W*(?:continue|go on|go ahead|proceed|carry on|keep going|resume|ok(?:ay)?|yes|继续|続けて)\W*$", re.I
+)
+_REDIRECT = re.compile(
+    r"\b(?:instead|don't|do not|never|rather|use|try|not|stop|without|avoid|only)\b|"
+    r"不要|别|改用|而是|不用|ではなく|使って|しないで|やめて",
+    re.I,
+)
+
+
+def redirects(text: str) -> bool:
+    """What the person said after refusing a call tells the agent to do it another way."""
+    return not _GO_ON.match(text) and bool(_REDIRECT.search(text))
+
+
+def _same_call(a: Step, b: Step) -> bool:
+    """The same tool, and for shell calls the same goal: a refused `git push` after a refused `git commit`
+    is two refusals, not one call blocked twice."""
+    return a.tool == b.tool and (not is_exec(a) or goal_key(a.command) == goal_key(b.command))
+
 
 def blocked_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
     """Calls refused by the approval system or the user, and what happened next: the same call allowed
@@ -354,13 +410,13 @@ def blocked_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episod
         s = steps[j]
         if s.role == "user" and not user_said and not attempts[-1] < j - 6:
             text = " ".join(s.text.split())
-            if 8 <= len(text) <= 300 and not is_question(text) and not text.startswith("["):
+            if 8 <= len(text) <= 300 and not is_question(text) and not text.startswith("[") and redirects(text):
                 user_said = text
             continue
         if s.role != "tool":
             continue
         if is_blocked(s):
-            if s.tool == first.tool:
+            if _same_call(first, s):
                 attempts.append(j)
                 consumed.add(j)
             continue

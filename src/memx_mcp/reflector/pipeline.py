@@ -6,6 +6,7 @@ candidate that cannot be processed is dropped with its reason, never stored raw.
 from __future__ import annotations
 
 import logging
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from .transcript import Transcript
 
 log = logging.getLogger(__name__)
 EVENT_RADIUS = 2  # steps either side of an event sent as its excerpt
+_SAME_AFTER_MASKING = re.compile(r"\bfrom (\S+) to \1(?=[\s;.,)]|$)")
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,10 @@ class Reflector:
     def _keep(self, c: Candidate, verdict: Verdict | None, reviewed: bool, report: ReflectReport) -> None:
         try:
             content = self.sanitizer.mask(distill(c))
+            if c.rule == "ConfigChangeRule" and _SAME_AFTER_MASKING.search(content):
+                # "PAI_DIR from /Users/[…]/.claude to /Users/[…]/.claude": the change was in what got masked
+                report.dropped.append(Dropped(c.rule, c.step, content, "from and to read the same once masked"))
+                return
             if reviewed and verdict is None:
                 report.dropped.append(Dropped(c.rule, c.step, content, "LLM gave no verdict"))
                 return

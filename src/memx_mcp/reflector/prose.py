@@ -9,6 +9,7 @@ from collections import Counter
 
 from ..text.sentences import split_sentences
 from .commands import is_question, shorten
+from .records import fix_records, told
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
 
@@ -53,6 +54,10 @@ _REPEAT = re.compile(
 )
 
 
+_NOT_DONE = re.compile(r"\b(?:be|to|will|would|should|could|must|can|may|might|if)\s+$", re.I)
+_ABOUT_ME = re.compile(r"\b(?:my|our)\s+$|我的$|私の$|僕の$", re.I)
+
+
 def _sentences(text: str) -> list[str]:
     return split_sentences(text)
 
@@ -88,6 +93,45 @@ def _steps_for_prose(t: Transcript) -> list[Step]:
     return [s for s in t.steps if s.role in ("user", "assistant")]
 
 
+# A rule the person states for the project: "always/never/don't …", "use X instead of Y", "from now on …",
+# "不要/必须/以后 …", "…しないで/必ず …". It must name something (a command, a file, a flag), so "don't stop
+# until the to-dos are done" or "do NOT edit the plan file" (instructions for this one task) are not rules.
+_DIRECTIVE = re.compile(
+    r"^(?:please\s+)?(?:always|never|don't|do not|make sure (?:to|you)|from now on|remember to|avoid)\b|"
+    r"\b(?:should always|must always|must never|should never|instead of|rather than)\b|"
+    r"^(?:请)?(?:不要|别再?|永远不要|一定要|必须|务必|以后|总是)|(?:しないで|使わないで|必ず|禁止|ではなく|今後)",
+    re.I,
+)
+
+
+# What a rule must name: code in backticks, a file name, a path, a flag, an @file mention (a shouted
+# "DO NOT" or a word like "to-dos" names nothing)
+_NAMED = re.compile(r"`[^`]+`|(?<![\w@])[\w.-]+\.[a-z]{1,5}\b|(?<!\w)--?[a-z][\w-]+|\w/\w|@[\w.-]+\.\w+")
+
+
+def convention_candidates(t: Transcript) -> list[Candidate]:
+    found: list[Candidate] = []
+    for step in t.steps:
+        if step.role != "user" or len(step.text) > 2000:  # a pasted log or plan is not the person speaking
+            continue
+        for sentence in _statements(step.text):
+            s = sentence.strip(" -*•>")
+            if 12 <= len(s) <= 250 and _DIRECTIVE.search(s) and _NAMED.search(s) and not s.count("`") % 2:
+                facts = {"sentence": shorten(s, 250)}
+                found.append(
+                    Candidate(
+                        "ConventionRule",
+                        CONFIDENCE["ConventionRule"],
+                        step.index,
+                        step.turn,
+                        f"ConventionRule:{s[:80]}",
+                        facts,
+                        step.text[:3000],
+                    )
+                )
+    return found
+
+
 def prose_candidates(t: Transcript) -> list[Candidate]:
     steps = _steps_for_prose(t)
     found: list[Candidate] = []
@@ -101,6 +145,11 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
 
     for n, step in enumerate(steps):
         text = step.text
+        records = fix_records(text)
+        for symptom, cause, fix in records[:10]:
+            add("ErrorFixRule", step, f"record:{fix[:60]}", {"story": told(symptom, cause, fix), "error": ""})
+        if records:
+            continue
         retry = _RETRY.search(text)
         story = _first(_RETRY, text) if retry else ""
         if retry and story:
@@ -130,9 +179,14 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
                     {"sentence": _first(_CONFIG, text), "key": key, "old": old, "new": new},
                 )
                 continue
-        tool = _NEW_TOOL.search(" ".join(_statements(text)))
+        said = " ".join(_statements(text))
+        tool = _NEW_TOOL.search(said)
         if tool and next(v for v in tool.groupdict().values() if v).startswith(("/", ".", "~")):
             tool = None  # "moved to /backup" is a place, not a tool
+        if tool and _ABOUT_ME.search(said[: tool.start()][-12:]):
+            tool = None  # "This is my first time using cc": a greeting about the person, not about a tool
+        if tool and _NOT_DONE.search(said[: tool.start()][-16:]):
+            tool = None  # "they must be migrated to ESM": advice about what might be needed, not a switch made
         if tool:
             name = next(v for v in tool.groupdict().values() if v)
             add("NewToolRule", step, name.lower(), {"sentence": _first(_NEW_TOOL, text), "program": name})

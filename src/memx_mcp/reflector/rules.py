@@ -33,6 +33,7 @@ CONFIDENCE = {
     "ConfigChangeRule": 0.6,
     "NewToolRule": 0.65,
     "RepetitiveOpRule": 0.5,
+    "ConventionRule": 0.6,
 }
 _CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env[\w.]*|[\w.-]+\.(?:toml|ya?ml|ini|cfg|conf|properties)|config/[\w./-]+|[\w.-]*\.config\.[jt]s|"
@@ -138,6 +139,7 @@ def _assignments(text: str) -> dict[str, str]:
 def config_changes(t: Transcript) -> list[Candidate]:
     """ConfigChange: an edit of a configuration file that changes or sets values, or an ``export``."""
     found: list[Candidate] = []
+    edits: list[tuple[Candidate, str, dict[str, tuple[str, str]]]] = []
     for s in t.steps:
         if s.role != "tool" or s.is_error:
             continue
@@ -160,14 +162,30 @@ def config_changes(t: Transcript) -> list[Candidate]:
                 "why": why,
             }
             key = f"{name}:{sorted(changed or added)}"
-            found.append(_candidate("ConfigChangeRule", s, key, facts, t.steps, s.index - 3))
+            c = _candidate("ConfigChangeRule", s, key, facts, t.steps, s.index - 3)
+            found.append(c)
+            edits.append((c, path, changed))
         elif _is_exec(s):
             for var, value in _EXPORT.findall(s.command):
                 why = _why_before(t.steps, s.index)
                 why = why if relevant(why, s.command) else ""
+                if not why:
+                    continue  # an export among others (`LD_LIBRARY_PATH=…` next to `CUDA_HOME=…`) says nothing alone
                 facts = {"file": "", "changed": "", "set": f"{var}={value}", "why": why}
                 found.append(_candidate("ConfigChangeRule", s, f"export:{var}", facts, t.steps, s.index - 2))
-    return found
+    undone = _reverted(edits)
+    return [c for c in found if id(c) not in undone]
+
+
+def _reverted(edits: list[tuple[Candidate, str, dict[str, tuple[str, str]]]]) -> set[int]:
+    """Changes set back later in the session (a toggle switched off and on again a minute later): a
+    one-off, not a setting to remember. Both edits are dropped."""
+    undone: set[int] = set()
+    for n, (c, path, changed) in enumerate(edits):
+        for later, later_path, later_changed in edits[n + 1 :]:
+            if later_path == path and any(later_changed.get(k) == (b, a) for k, (a, b) in changed.items()):
+                undone.update((id(c), id(later)))
+    return undone
 
 
 def _asked_for(steps: Sequence[Step], at: int, packages: list[str], window: int = 12) -> str:
@@ -270,8 +288,9 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
 def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     """Every rule over the transcript; candidates before ``start_step`` (already reflected) are left out,
     and two candidates with the same key are one."""
+    from .environment import environment_facts
     from .episode_rules import error_episodes, harness_notices
-    from .prose import prose_candidates
+    from .prose import convention_candidates, prose_candidates
 
     errors = error_episodes(t)
     credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
@@ -280,10 +299,12 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     everything = [
         *errors,
         *harness_notices(t),
+        *environment_facts(t, {c.step for c in errors}),
         *config_changes(t),
         *tools,
         *repetitive_ops(t, clis),
         *prose_candidates(t),
+        *convention_candidates(t),
     ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):

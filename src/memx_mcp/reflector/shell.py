@@ -397,4 +397,15 @@ def _related_segment(fail: str, other: str) -> bool:
         return bool(_urls(fail) & _urls(other))  # another request is another goal
     rest_a = {w for w in a[1:] if not w.startswith("-")}
     rest_b = {w for w in b[1:] if not w.startswith("-")}
+    script_a, script_b = _script(a), _script(b)
+    if script_a and script_b and script_a != script_b:
+        return False  # `python test_simple.py` is another program than `python diverse_ai.py`, not another form
     return not rest_a or not rest_b or bool(rest_a & rest_b) or rest_a <= rest_b or len(a) <= 2
+
+
+_SCRIPT = re.compile(r"[\w./-]+\.(?:py|js|mjs|cjs|ts|tsx|rb|sh|php|pl|lua|exs?)$")
+
+
+def _script(words: list[str]) -> str:
+    """The script an interpreter runs (``python x.py``, ``node build.js``): its file name, or ''."""
+    return next((w.rsplit("/", 1)[-1] for w in words[1:] if _SCRIPT.match(w)), "")

@@ -98,6 +98,11 @@ def _block_text(content: Any) -> str:
     return ""
 
 
+# What Cursor's shell wrapper prints around every command in some sandboxes: about the wrapper, never about
+# the command (its output is intact), so it is neither an error nor an error's signature.
+_WRAPPER_NOISE = re.compile(
+    r"(?m)^.*(?:cannot create temp file for here-document|dump_bash_state: command not found).*(?:\n|$)"
+)
 _NOISE = re.compile(r"^\s*(?:<(?:command-|local-command|system-reminder|bash-)|\[Request interrupted)")
 
 
@@ -121,7 +126,7 @@ class _Builder:
         self._add(Step(len(self.steps), self.turn, "tool", tool=name, tool_input=dict(args), timestamp=ts))
 
     def tool_result(self, call_id: str, content: Any, is_error: bool | None) -> None:
-        text = _block_text(content)[:MAX_RESULT_CHARS]
+        text = _WRAPPER_NOISE.sub("", _block_text(content))[:MAX_RESULT_CHARS]
         error = bool(is_error) if is_error is not None else bool(ERROR_TEXT.search(text[:600]))
         where = self.pending.pop(call_id, None)
         if where is None:

@@ -60,7 +60,11 @@ def _call(call_id: str, name: str, args: Mapping[str, Any], ts: str | None) -> T
         command = _command(args)
         if command.startswith("apply_patch"):
             return ToolCall(call_id, "Edit", patch_edit(command), ts)
-        return ToolCall(call_id, "Bash", {"command": command}, ts)
+        shell: dict[str, Any] = {"command": command}
+        if args.get("sandbox_permissions") or args.get("with_escalated_permissions"):
+            # how the call was allowed out of the sandbox: the way past a sandbox that breaks every command
+            shell["sandbox_permissions"] = str(args.get("sandbox_permissions") or "with_escalated_permissions")
+        return ToolCall(call_id, "Bash", shell, ts)
     if name == "apply_patch":
         body = args.get("input") or args.get("patch") or ""
         return ToolCall(call_id, "Edit", patch_edit(str(body)), ts)
