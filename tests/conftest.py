@@ -17,6 +17,11 @@ from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
 from memx_mcp.store.lance import LanceStore
 from memx_mcp.store.protocols import ReadyEmbedder
 
+# pytest-xdist's workers ignore SIGINT, and every process started from one inherits that: a test that stops
+# `memx ui` or the server as Ctrl-C does would wait for it forever
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

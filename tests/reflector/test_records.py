@@ -77,3 +77,12 @@ def test_the_harness_boilerplate_in_a_user_turn_is_not_a_convention() -> None:
         "User: Implement the plan. Do NOT edit the plan file itself. Don't stop until you have completed all the to-dos.",
     ):
         assert "ConventionRule" not in rules(text), text
+
+
+def test_a_problem_the_user_reports_is_not_a_rule_even_with_instead_of() -> None:
+    report = (
+        "User: When I navigate to qbittorrent.example.com instead of loading my qbittorrent instance, "
+        "I am getting redirected to admin.example.com."
+    )
+    assert "ConventionRule" not in rules(report)
+    assert "ConventionRule" in rules("User: Use `uv run pytest` instead of `python -m pytest` in this repository.")

@@ -44,7 +44,9 @@ def logger(settings: Settings) -> logging.Logger:
 def _context(settings: Settings, payload: dict[str, Any], log: logging.Logger) -> str:
     from . import helper
 
-    text = helper.ask(settings, payload)
+    # a helper listens before its model has loaded: a SessionStart needs none, a prompt waits for it
+    wait = HELPER_WAIT if payload.get("hook_event_name") == "UserPromptSubmit" else 3.0
+    text = helper.ask(settings, payload, timeout=wait)
     if text is not None:
         return text
     error = helper.helper_error(settings)
@@ -53,7 +55,7 @@ def _context(settings: Settings, payload: dict[str, Any], log: logging.Logger) -
         deadline = time.monotonic() + HELPER_WAIT
         while time.monotonic() < deadline:
             time.sleep(0.05)
-            text = helper.ask(settings, payload)
+            text = helper.ask(settings, payload, timeout=max(0.5, deadline - time.monotonic()))
             if text is not None:
                 return text
             error = helper.helper_error(settings)

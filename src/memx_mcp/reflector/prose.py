@@ -104,6 +104,18 @@ _DIRECTIVE = re.compile(
 )
 
 
+# Someone telling what happens to them ("when I open X instead of Y I get …") reports a problem; a rule
+# in the middle of such a sentence ("instead of", "rather than") is then part of the report, not a rule
+_REPORT = re.compile(r"^when I\b|\b(?:I am|I'm|I keep|I get|I got|I see|I saw|I was|it keeps|we get|we got)\b", re.I)
+
+
+def _states_a_rule(sentence: str) -> bool:
+    directive = _DIRECTIVE.search(sentence)
+    if directive is None:
+        return False
+    return directive.start() == 0 or not _REPORT.search(sentence)
+
+
 # What a rule must name: code in backticks, a file name, a path, a flag, an @file mention (a shouted
 # "DO NOT" or a word like "to-dos" names nothing)
 _NAMED = re.compile(r"`[^`]+`|(?<![\w@])[\w.-]+\.[a-z]{1,5}\b|(?<!\w)--?[a-z][\w-]+|\w/\w|@[\w.-]+\.\w+")
@@ -116,7 +128,7 @@ def convention_candidates(t: Transcript) -> list[Candidate]:
             continue
         for sentence in _statements(step.text):
             s = sentence.strip(" -*•>")
-            if 12 <= len(s) <= 250 and _DIRECTIVE.search(s) and _NAMED.search(s) and not s.count("`") % 2:
+            if 12 <= len(s) <= 250 and _states_a_rule(s) and _NAMED.search(s) and not s.count("`") % 2:
                 facts = {"sentence": shorten(s, 250)}
                 found.append(
                     Candidate(
