@@ -54,7 +54,9 @@ class FullTextReader:
     async def _table(self, name: str) -> Any:
         if name not in self._tables:
             if self._db is None:
-                import lancedb
+                from .lancedb_import import load
+
+                lancedb = load()
 
                 self._db = await lancedb.connect_async(
                     self._uri, read_consistency_interval=timedelta(0), session=self._session

@@ -72,7 +72,9 @@ class LanceStore(ReflectionLog, ConflictTable):
         does not hold it up); only creating a new store, or the indexes a store lacks, writes, and the
         indexes wait for a free lock rather than for the writer. Damage is reported, never papered over
         with a new empty table."""
-        import lancedb
+        from .lancedb_import import load
+
+        lancedb = load()
 
         self.root = root
         self.model_name = model_name

@@ -140,7 +140,9 @@ def _fit(parts: list[pa.Table], schema: pa.Schema, notes: list[str]) -> pa.Table
 
 def repair(root: Path, model_name: str, dim: int, lock_wait: float = 30.0) -> RepairResult:
     """Back ``root`` up, then rebuild its tables from every row that can be read. Holds the write lock."""
-    import lancedb
+    from .lancedb_import import load
+
+    lancedb = load()
 
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     with file_lock(root / "write.lock", lock_wait):
