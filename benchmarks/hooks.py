@@ -76,7 +76,10 @@ def main() -> None:
             )
             prompts.append(seconds)
             printed += bool(out.strip())
-        print(f"{args.size} bullets; first SessionStart, cold (starts the helper: store open; its model loads after it answers): {cold * 1000:.0f} ms")
+        print(
+            f"{args.size} bullets; first SessionStart, cold (starts the helper: store open; its model loads "
+            f"after it answers): {cold * 1000:.0f} ms"
+        )
         print(f"SessionStart warm: {percentiles(starts)}")
         print(f"UserPromptSubmit warm: {percentiles(prompts)}; printed context for {printed}/{args.calls} prompts")
         # the memx command itself, answered by the running helper, and run on its own (MEMX_NO_HELPER)
