@@ -47,8 +47,9 @@ from .retrieval import recall as generate
 from .retrieval.fusion import FusionParams
 from .retrieval.generator import TermsCache
 from .scopes import Scope, detect_scope, parse_scope
+from .store.catalog import spec
 from .store.lance import LanceStore
-from .store.protocols import EmbedderSource
+from .store.protocols import EmbedderSource, EmbedKind, embed
 from .writes import Checked, Draft, WriteHow, check
 
 log = logging.getLogger(__name__)
@@ -83,12 +84,13 @@ class Memory:
         self._terms: TermsCache = {}  # bullet id → (hash of its text and metadata, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self._pool: ThreadPoolExecutor | None = None
+        thresholds = settings.curator_thresholds()  # the model's calibrated ones unless the user set them
         self.curator_params = curator.CuratorParams(
-            merge_threshold=settings.merge_threshold,
-            conflict_threshold=settings.conflict_threshold,
+            merge_threshold=thresholds.merge_threshold,
+            conflict_threshold=thresholds.conflict_threshold,
             strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
-            merge_certain=settings.merge_certain,
-            merge_min_overlap=settings.merge_min_overlap,
+            merge_certain=thresholds.merge_certain,
+            merge_min_overlap=thresholds.merge_min_overlap,
         )
         self.decay_params = DecayParams(
             half_life_days=settings.half_life_days,
@@ -154,13 +156,21 @@ class Memory:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-embed")
         return self._pool
 
-    def embed_texts(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
-        """Vectors for ``texts`` (None when the model is unavailable) and a note saying why not."""
+    def embed_texts(
+        self, texts: Sequence[str], kind: EmbedKind = "passage"
+    ) -> tuple[list[tuple[float, ...]] | None, str]:
+        """Vectors for ``texts`` as stored text (``passage``) or as a recall's question (``query``); None
+        when the model is unavailable or is not the one whose vectors the store holds, and a note why."""
         embedder = self.embedder.get(self.settings.model_wait_seconds)
         if embedder is None:
             return None, self.embedder.note
+        if embedder.name != self.store.vectors_model:  # another model's vectors compare as noise
+            return None, (
+                f"the store holds vectors of {self.store.vectors_model}, the model loaded is {embedder.name}: "
+                "keyword-only until `memx reindex`"
+            )
         try:
-            return embedder.embed(texts), ""
+            return embed(embedder, texts, kind), ""
         except Exception as exc:  # the model failing at run time degrades, never breaks, the call
             log.warning("embedding failed: %s", exc)
             return None, f"embedding failed, keyword-only: {type(exc).__name__}"
@@ -299,8 +309,9 @@ class Memory:
         budget = clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
         request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
         vector: Callable[[], Sequence[float] | None] | None = None
-        if self.settings.semantic_cjk or not mostly_cjk(text):
-            pending = self._embedding_pool().submit(self.embed_texts, [text])  # made while the full-text query runs
+        if self.settings.semantic_cjk or not mostly_cjk(text) or spec(self.settings.model_name).multilingual:
+            # made while the full-text query runs
+            pending = self._embedding_pool().submit(self.embed_texts, [text], "query")
 
             def vector() -> Sequence[float] | None:
                 vectors, note = pending.result()
@@ -410,7 +421,7 @@ class Memory:
             done: list[Bullet] = []
             for start in range(0, len(bullets), 64):
                 batch = bullets[start : start + 64]
-                vectors = embedder.embed([b.content for b in batch])
+                vectors = embedder.embed_passages([b.content for b in batch])
                 done.extend(b.with_changes(vector=v) for b, v in zip(batch, vectors, strict=True))
                 if progress:
                     progress(len(done), len(bullets))
