@@ -146,18 +146,21 @@ class Settings:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
         if self.merge_strategy not in MERGE_STRATEGIES:
             raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")
-        t = self.curator_thresholds()
-        if not 0.0 <= t.conflict_threshold <= t.merge_threshold <= t.merge_certain <= 1.0:
-            raise InvalidInputError(
-                "thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= merge_certain <= 1"
-            )
+        for t in (self.curator_thresholds(), self.curator_thresholds(cjk=True)):
+            if not 0.0 <= t.conflict_threshold <= t.merge_threshold <= t.merge_certain <= 1.0:
+                raise InvalidInputError(
+                    "thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= merge_certain <= 1 "
+                    "(an unset one is the model's)"
+                )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
         self.user_patterns  # noqa: B018 - a bad pattern is a clear error at start, not at the first write
 
-    def curator_thresholds(self) -> CuratorDefaults:
-        """The Curator's thresholds: each one the user set, else the configured model's calibrated value."""
-        model = spec(self.model_name, self.model_dim).curator
+    def curator_thresholds(self, cjk: bool = False) -> CuratorDefaults:
+        """The Curator's thresholds for a new bullet in Latin script (or, ``cjk``, mostly Chinese or
+        Japanese): each one the user set, else the configured model's calibrated value."""
+        found = spec(self.model_name, self.model_dim)
+        model = found.curator_cjk if cjk else found.curator
         return CuratorDefaults(
             merge_threshold=model.merge_threshold if self.merge_threshold is None else self.merge_threshold,
             conflict_threshold=model.conflict_threshold if self.conflict_threshold is None else self.conflict_threshold,

@@ -59,6 +59,18 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def curator_params(settings: Settings, cjk: bool) -> curator.CuratorParams:
+    """The model's calibrated thresholds for the script (or the user's, where set)."""
+    t = settings.curator_thresholds(cjk)
+    return curator.CuratorParams(
+        merge_threshold=t.merge_threshold,
+        conflict_threshold=t.conflict_threshold,
+        strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
+        merge_certain=t.merge_certain,
+        merge_min_overlap=t.merge_min_overlap,
+    )
+
+
 class Memory:
     def __init__(
         self,
@@ -84,14 +96,7 @@ class Memory:
         self._terms: TermsCache = {}  # bullet id → (hash of its text and metadata, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self._pool: ThreadPoolExecutor | None = None
-        thresholds = settings.curator_thresholds()  # the model's calibrated ones unless the user set them
-        self.curator_params = curator.CuratorParams(
-            merge_threshold=thresholds.merge_threshold,
-            conflict_threshold=thresholds.conflict_threshold,
-            strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
-            merge_certain=thresholds.merge_certain,
-            merge_min_overlap=thresholds.merge_min_overlap,
-        )
+        self.curator_params, self.curator_params_cjk = (curator_params(settings, cjk) for cjk in (False, True))
         self.decay_params = DecayParams(
             half_life_days=settings.half_life_days,
             boost_factor=settings.boost_factor,
@@ -239,7 +244,8 @@ class Memory:
         return [curator.Neighbour(same, 1.0)] if same else []
 
     def _curate(self, bullet: Bullet, now: datetime, notes: tuple[str, ...]) -> RememberResult:
-        decision = curator.decide(bullet.content, self._neighbours(bullet), self.curator_params)
+        params = self.curator_params_cjk if mostly_cjk(bullet.content) else self.curator_params
+        decision = curator.decide(bullet.content, self._neighbours(bullet), params)
         if decision.action == "merge" and decision.target is not None:
             merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
             merged = merged.with_changes(content=merged.content[:MAX_CONTENT_CHARS])
