@@ -85,23 +85,28 @@ class Settings:
     )
     # The four Curator thresholds: None takes the model's calibrated value (store/catalog.py).
     merge_threshold: float | None = field(
-        default=None, metadata={"doc": "cosine at or above which a write merges (unset: the model's, MiniLM 0.8)"}
+        default=None,
+        metadata={"doc": "cosine at or above which a write merges (unset: the model's per script; MiniLM English 0.8)"},
     )
     conflict_threshold: float | None = field(
         default=None,
         metadata={
-            "doc": "cosine at or above which a write records a potential conflict (unset: the model's, MiniLM 0.5)"
+            "doc": "cosine at or above which a write records a potential conflict "
+            "(unset: the model's per script; MiniLM English 0.5)"
         },
     )
     merge_certain: float | None = field(
         default=None,
-        metadata={"doc": "cosine at or above which a write merges whatever its words (unset: the model's, MiniLM 0.9)"},
+        metadata={
+            "doc": "cosine at or above which a write merges whatever its words "
+            "(unset: the model's per script; MiniLM English 0.9)"
+        },
     )
     merge_min_overlap: float | None = field(
         default=None,
         metadata={
             "doc": "word overlap (Jaccard) a merge needs between merge_threshold and merge_certain "
-            "(unset: the model's, MiniLM 0.5)"
+            "(unset: the model's per script; MiniLM English 0.5)"
         },
     )
     merge_strategy: str = field(default="keep_best", metadata={"doc": "keep_best or merge_content"})
