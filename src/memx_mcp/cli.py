@@ -298,9 +298,10 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _repair(args: argparse.Namespace, settings: Settings) -> int:
-    from .compose import open_store
+    from .compose import choose_model, open_store
     from .store.repair import repair
 
+    settings, _ = choose_model(settings)  # the model this machine runs is the one the store records
     done = repair(settings.home / "store", settings.model_name, settings.model_dim, settings.lock_wait_seconds)
     store = open_store(settings)  # builds the indexes and keeps the first manifest copy
     store.checkpoint()

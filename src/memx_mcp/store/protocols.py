@@ -4,18 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ..models import Bullet, Conflict
 
+EmbedKind = Literal["query", "passage"]
+
 
 class Embedder(Protocol):
-    """Turns texts into unit-length vectors of ``dim`` floats."""
+    """Turns texts into unit-length vectors of ``dim`` floats. Queries (what recall searches with) and
+    passages (what is stored, and what the Curator compares) are embedded apart: an asymmetric model such
+    as e5 marks each with its own prefix; a symmetric one (MiniLM) gives both the same vector."""
 
     name: str
     dim: int
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]: ...
+    def embed_queries(self, texts: Sequence[str]) -> list[tuple[float, ...]]: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> list[tuple[float, ...]]: ...
+
+
+def embed(embedder: Embedder, texts: Sequence[str], kind: EmbedKind) -> list[tuple[float, ...]]:
+    return embedder.embed_queries(texts) if kind == "query" else embedder.embed_passages(texts)
 
 
 class EmbedderSource(Protocol):
