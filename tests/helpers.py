@@ -28,6 +28,18 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def run_memx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The `memx` script on the data folder ``home``, run from beside it, with extra ``MEMX_…`` settings."""
+    return subprocess.run(
+        [*script("memx"), "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        cwd=home.parent,
+        env=env_for(home, **env),
+        timeout=300,
+    )
+
+
 def run_hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """`memx hook claude-code` as Claude Code runs it: the hook JSON on stdin, a helper that idles out soon."""
     return subprocess.run(

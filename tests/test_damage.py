@@ -18,7 +18,7 @@ from memx_mcp.config import Settings, load_settings
 from memx_mcp.memory import Memory
 from memx_mcp.store.damage import data_files
 
-from .helpers import env_for, script
+from .helpers import run_memx as memx
 
 TEXTS = (
     "Use pytest -n auto (pytest-xdist) to run the suite in parallel",
@@ -28,17 +28,6 @@ TEXTS = (
     "The staging API listens on port 8443, not 443",
     "Use uv sync --frozen in CI so the lock file is never rewritten",
 )
-
-
-def memx(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*script("memx"), "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        cwd=home.parent,
-        env=env_for(home),
-        timeout=300,
-    )
 
 
 def as_json(done: subprocess.CompletedProcess[str]) -> Any:

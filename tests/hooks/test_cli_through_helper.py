@@ -15,21 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ..helpers import env_for, script
+from ..helpers import env_for
+from ..helpers import run_memx as memx
 from .test_helper_channel import Helpers, read_state, take_over
 
 POOL = "Set MAX_POOL_SIZE=50 in .env because Redis drops connections at 10"
-
-
-def memx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*script("memx"), *args],
-        capture_output=True,
-        text=True,
-        cwd=home.parent,
-        env=env_for(home, **env),
-        timeout=300,
-    )
 
 
 def answered_by_helper(home: Path) -> int:

@@ -23,7 +23,7 @@ from memx_mcp.store.lance import LanceStore
 from memx_mcp.store.protocols import ReadyEmbedder
 
 from ..conftest import MODEL
-from ..helpers import env_for, script
+from ..helpers import run_memx as memx
 from .test_lance import bullet
 
 HOLDER = """import sys
@@ -52,17 +52,6 @@ def hold_write_lock(store: Path) -> Iterator[None]:
         holder.stdin.write("\n")
         holder.stdin.close()
         holder.wait(30)
-
-
-def memx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*script("memx"), "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        cwd=home.parent,
-        env=env_for(home, **env),
-        timeout=300,
-    )
 
 
 def test_reading_commands_answer_while_another_process_writes_and_a_write_says_busy(tmp_path: Path) -> None:
