@@ -125,13 +125,18 @@ def with_hooks(
             else:
                 hook["timeout"] = seconds
             kept.append({"hooks": [hook]})
-        if kept:
-            hooks[event] = kept
-        else:
-            hooks.pop(event, None)
+        _put(hooks, event, kept)
     if not hooks:
         updated.pop("hooks")
     return updated
+
+
+def _put(hooks: dict[str, Any], event: str, entries: list[Any]) -> None:
+    """An event keeps its entries, or goes when none is left."""
+    if entries:
+        hooks[event] = entries
+    else:
+        hooks.pop(event, None)
 
 
 CURSOR_EVENTS = ("stop", "sessionEnd")
@@ -150,10 +155,7 @@ def with_cursor_hooks(data: dict[str, Any], command: str, events: tuple[str, ...
         kept = [h for h in entries if not (isinstance(h, dict) and is_memx_hook(str(h.get("command", "")), "cursor"))]
         if event in events:
             kept.append({"command": command})
-        if kept:
-            hooks[event] = kept
-        else:
-            hooks.pop(event, None)
+        _put(hooks, event, kept)
     if not hooks:
         updated.pop("hooks")
         if set(updated) == {"version"}:
