@@ -1,0 +1,11 @@
+"""The ``memx`` edge: a person's window on the same Memory, and client set-up."""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    """The ``memx`` script (``memx_mcp.cli:main``, the name installed scripts and client configurations
+    keep)."""
+    from .app import main as run
+
+    run()
