@@ -1,4 +1,7 @@
-"""The composition root: builds Memory from Settings for the server, the CLI and the hooks."""
+"""The composition root: builds Memory from Settings for the server, the CLI, the hooks and the web page,
+and the one place that wires adapters. What an edge needs of an adapter without a Memory (repairing a
+store that cannot open, explaining a store's error, the cross-process lock, the sanitizer alone) it gets
+here."""
 
 from __future__ import annotations
 
@@ -8,10 +11,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .adapters.anthropic import make_refiner
 from .adapters.fastembed import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
+from .adapters.lance.damage import REPAIR_HINT, explain
 from .adapters.lance.lance import LanceStore
+from .adapters.lance.lock import file_lock
+from .adapters.lance.repair import RepairResult, repair
 from .config import Settings
 from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
+from .domain.errors import MemxError
+from .engine.reflector.sanitizer import PrivacySanitizer
 from .memory import Memory
 from .ports import Embedder
 
@@ -94,4 +103,26 @@ def open_memory(
             log.warning("could not build the in-memory copy ahead: %s", exc)
         if preload:
             embedder.start()
-    return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement)
+    return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement, refiners=make_refiner)
+
+
+def repair_store(settings: Settings) -> RepairResult:
+    """``memx repair``: back the store folder up, rebuild its tables from what can be read, then open it
+    once (which builds the indexes and keeps the first manifest copy)."""
+    settings, _ = choose_model(settings)  # the model this machine runs is the one the store records
+    done = repair(settings.home / "store", settings.model_name, settings.model_dim, settings.lock_wait_seconds)
+    open_store(settings).checkpoint()
+    return done
+
+
+def explain_store_error(exc: BaseException, settings: Settings) -> MemxError | None:
+    """The error a person can act on for a failure that reached an edge unnamed (a full disk, a damaged
+    table), None for anything else."""
+    return explain(exc, settings.home / "store")
+
+
+def sanitizer(settings: Settings) -> PrivacySanitizer:
+    return PrivacySanitizer(settings.user_patterns)
+
+
+__all__ = ["REPAIR_HINT", "explain_store_error", "file_lock", "open_memory", "repair_store", "sanitizer"]

@@ -1,12 +1,16 @@
-"""The seams between the engine and its heavy dependencies."""
+"""The seams between the use cases and the outside world: the store, the embedder, and how a filter on
+bullets is said without the store's query language (``Where``; only the store adapter writes SQL)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal, Protocol
 
-from .domain.models import Bullet, Conflict
+from .domain.models import Bullet, Conflict, KnowledgeType, Section, Status
+from .engine.reflector.llm import Refiner
 
 EmbedKind = Literal["query", "passage"]
 
@@ -26,6 +30,16 @@ class Embedder(Protocol):
 
 def embed(embedder: Embedder, texts: Sequence[str], kind: EmbedKind) -> list[tuple[float, ...]]:
     return embedder.embed_queries(texts) if kind == "query" else embedder.embed_passages(texts)
+
+
+class RefinerFactory(Protocol):
+    """Makes the Reflector's LLM (``adapters/anthropic``): None and the reason when there is none."""
+
+    def __call__(self, model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]: ...
+
+
+def no_refiner(model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]:
+    return None, "no LLM is wired in: the Reflector ran in rules mode"
 
 
 class EmbedderSource(Protocol):
@@ -65,3 +79,87 @@ class WriteTarget(Protocol):
     def upsert(self, bullets: Sequence[Bullet]) -> None: ...
 
     def add_conflicts(self, conflicts: Sequence[Conflict]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Where:
+    """Which bullets: every field given must match (``scopes``: any of them; ``with_vector``: only bullets
+    that carry a vector). ``Where()`` is every bullet."""
+
+    status: Status | None = None
+    scopes: Sequence[str] | None = None
+    section: Section | None = None
+    knowledge_type: KnowledgeType | None = None
+    with_vector: bool = False
+
+
+EVERY = Where()
+ACTIVE = Where(status=Status.ACTIVE)
+
+
+class Store(WriteTarget, Protocol):
+    """What the use cases ask of the store (``adapters/lance``): bullets, conflicts, reflected transcripts,
+    the write lock that serialises every writer of the folder, and the in-memory copy's searches."""
+
+    dim: int
+    vectors_model: str
+
+    def write_lock(self, wait: float | None = None) -> AbstractContextManager[None]: ...
+
+    def write_lock_if_free(self) -> AbstractContextManager[bool]: ...
+
+    def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def get(self, ids: Sequence[str]) -> list[Bullet]: ...
+
+    def all_bullets(self, where: Where = EVERY) -> list[Bullet]: ...
+
+    def count(self, where: Where = EVERY) -> int: ...
+
+    def column_counts(self, column: Literal["status", "scope", "section", "knowledge_type"]) -> dict[str, int]: ...
+
+    def decay_inputs(self) -> list[tuple[datetime, int]]: ...
+
+    def active_in(self, scopes: Sequence[str]) -> list[Bullet]: ...
+
+    def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
+
+    def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
+
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]: ...
+
+    def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]: ...
+
+    def staged(self, bullets: Sequence[Bullet] = ()) -> StagedBatch: ...
+
+    def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None: ...
+
+    def mark_recalled(self, counts: Mapping[str, int], now: datetime) -> None: ...
+
+    def replace_all(self, bullets: Sequence[Bullet], model_name: str, dim: int) -> None: ...
+
+    def conflicts(self, scopes: Sequence[str], status: str = "open") -> list[Conflict]: ...
+
+    def get_conflict(self, conflict_id: str) -> Conflict | None: ...
+
+    def conflict_pairs(self) -> set[frozenset[str]]: ...
+
+    def resolve_conflicts(self, ids: Sequence[str], resolution: str) -> None: ...
+
+    def count_conflicts(self, status: str = "open") -> int: ...
+
+    def reflected_upto(self, key: str) -> int: ...
+
+    def mark_reflected(self, key: str, steps: int) -> None: ...
+
+    def verify(self) -> str: ...
+
+    def size_bytes(self) -> int: ...
+
+
+class StagedBatch(WriteTarget, Protocol):
+    """Curated writes held in memory; ``commit`` stores them at once and says what could not be written."""
+
+    def commit(self) -> str: ...

@@ -68,14 +68,12 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
         return _maintain(args, memory)
     elif args.command == "reflect":
         from ..presentation.schemas import ReflectOut
-        from ..usecases.reflect import read_transcript, reflect, transcript_file
 
         outs = []
         for named in args.files:
-            path = transcript_file(named, Path.cwd())
-            reflected = reflect(
-                memory,
-                read_transcript(path),
+            path = memory.transcript_file(named, Path.cwd())
+            reflected = memory.reflect(
+                memory.read_transcript(path),
                 path=path,
                 mode=args.mode,
                 dry_run=args.dry_run,
@@ -89,22 +87,19 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
             for path, out in zip(args.files, outs, strict=True):
                 sys.stdout.write(f"{render.visible(str(path))}\n{render.reflect_text(render.printable(out))}\n")
     elif args.command == "stats":
-        from ..usecases import browse
-
-        full = browse.stats(memory)
+        full = memory.store_stats()
         _emit(args, StatsOut.of(full), render.stats_text)
     elif args.command == "ui":
         _ui(args, memory)
     elif args.command in ("show", "edit"):
         from ..presentation.schemas import BulletOut
-        from ..usecases import browse
 
         if args.command == "show":
-            bullet = browse.show(memory, args.id)
+            bullet = memory.show(args.id)
         else:
             tags = [] if args.clear_tags else args.tags
-            bullet = browse.edit(memory, args.id, content=args.content, tags=tags)
-        _emit(args, BulletOut.of(bullet, browse.weight(memory, bullet)), render.show_text)
+            bullet = memory.edit(args.id, content=args.content, tags=tags)
+        _emit(args, BulletOut.of(bullet, memory.weight(bullet)), render.show_text)
     elif args.command == "reindex":
         count = memory.reindex(progress=_progress)
         sys.stdout.write(
@@ -139,17 +134,16 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
 def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
     from ..presentation import render
     from ..presentation.schemas import BulletOut, ConflictOut, ConflictsOut, ResolveOut
-    from ..usecases import maintenance
 
     if args.action == "resolve":
         if not args.conflict_id or not args.keep:
             raise MemxError("usage: memx conflicts resolve CONFLICT_ID --keep a|b|both|merge")
-        conflict, merged = maintenance.resolve_conflict(memory, args.conflict_id, args.keep)
+        conflict, merged = memory.resolve_conflict(args.conflict_id, args.keep)
         out = ResolveOut(conflict_id=conflict.id, kept=args.keep, merged=BulletOut.of(merged) if merged else None)
         _emit(args, out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
         return
     if args.scan:
-        found = maintenance.scan_conflicts(memory, args.scope, progress=_progress)
+        found = memory.scan_conflicts(args.scope, progress=_progress)
         if not args.json:
             sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
     views = memory.list_conflicts(args.scope, include_overlaps=args.all)
@@ -160,39 +154,35 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
     """0, or 1 when an import refused a record."""
     from ..presentation import render
     from ..presentation.schemas import BulletOut, GcOut, ImportOut, ListOut
-    from ..usecases import maintenance
 
     if args.command == "gc":
-        r = maintenance.gc(memory, dry_run=args.dry_run, purge=args.purge)
+        r = memory.gc(dry_run=args.dry_run, purge=args.purge)
         gc_out = GcOut(dry_run=r.dry_run, archived=r.archived, purged=r.purged, active_left=r.active_left)
         verb = "Would archive" if r.dry_run else "Archived"
         _emit(args, gc_out, lambda o: f"{verb} {len(o.archived)}, erased {len(o.purged)}; {o.active_left} active left.")
     elif args.command == "restore":
-        restored, missing = maintenance.restore(memory, args.ids)
-        restored_out = ListOut(bullets=[BulletOut.of(b) for b in memory.store.get(restored)])
+        restored, missing = memory.restore(args.ids)
+        restored_out = ListOut(bullets=[BulletOut.of(b) for b in memory.show_many(restored)])
         _emit(
             args,
             restored_out,
             lambda o: f"Restored {len(restored)}." + (f" Not found: {', '.join(missing)}" if missing else ""),
         )
     elif args.command == "list":
-        from ..usecases import browse
-
-        bullets = browse.list_bullets(
-            memory,
+        bullets = memory.list_bullets(
             scope=args.scope,
             section=args.section,
             knowledge_type=args.knowledge_type,
             archived=args.archived,
             limit=args.limit,
         )
-        listed = ListOut(bullets=[BulletOut.of(b, browse.weight(memory, b)) for b in bullets])
+        listed = ListOut(bullets=[BulletOut.of(b, memory.weight(b)) for b in bullets])
         _emit(args, listed, render.list_text)
     elif args.command == "export":
         target = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
-        total = memory.store.count()
+        total = memory.count()
         try:
-            for n, record in enumerate(maintenance.export(memory, vectors=args.vectors), 1):
+            for n, record in enumerate(memory.export(vectors=args.vectors), 1):
                 target.write(json.dumps(record, ensure_ascii=False) + "\n")
                 if args.output:  # stdout carries the data: the bar goes to stderr, on a terminal only
                     _progress(n, total)
@@ -200,11 +190,9 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
             if args.output:
                 target.close()
     elif args.command == "import":
-        from ..usecases.reflect import read_transcript, transcript_file
-
-        result = maintenance.import_records(
-            memory,
-            read_transcript(transcript_file(args.file, Path.cwd())).splitlines(),
+        lines = memory.read_transcript(memory.transcript_file(args.file, Path.cwd())).splitlines()
+        result = memory.import_records(
+            lines,
             scope=args.scope,
             progress=_progress if sys.stderr.isatty() else None,
         )
@@ -224,11 +212,11 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
 
 
 def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
-    from ..engine.reflector.sanitizer import PrivacySanitizer
+    from ..compose import sanitizer
 
     # the whole input first: a secret found on one line is masked on every line, in every form it takes
     text = sys.stdin.read()
-    masked, counts = PrivacySanitizer(settings.user_patterns).learning(text).sanitize(text)
+    masked, counts = sanitizer(settings).learning(text).sanitize(text)
     if args.json:
         sys.stdout.write(json.dumps({"text": masked, "masked": counts}, ensure_ascii=False) + "\n")
         return 0
@@ -300,13 +288,9 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _repair(args: argparse.Namespace, settings: Settings) -> int:
-    from ..adapters.lance.repair import repair
-    from ..compose import choose_model, open_store
+    from ..compose import repair_store
 
-    settings, _ = choose_model(settings)  # the model this machine runs is the one the store records
-    done = repair(settings.home / "store", settings.model_name, settings.model_dim, settings.lock_wait_seconds)
-    store = open_store(settings)  # builds the indexes and keeps the first manifest copy
-    store.checkpoint()
+    done = repair_store(settings)
     b, c = done.bullets, done.conflicts
     out = {
         "backup": str(done.backup),
@@ -413,10 +397,10 @@ def _guarded(args: argparse.Namespace, settings: Callable[[], Settings | None], 
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: say so plainly; the traceback goes to the log at DEBUG
-        from ..adapters.lance.damage import explain
+        from ..compose import explain_store_error
 
         where = settings()  # known once loaded: a damaged store is explained with its folder
-        known = explain(exc, where.home / "store") if where is not None else None
+        known = explain_store_error(exc, where) if where is not None else None
         if known is not None:
             sys.stderr.write(f"memx: error: {known}\n")
             return failed

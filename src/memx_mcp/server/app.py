@@ -63,7 +63,7 @@ class MemoryHandle:
     server recovers without a restart."""
 
     def __init__(self, settings: Settings, cwd: Path) -> None:
-        self._settings = settings
+        self.settings = settings
         self._ready = threading.Event()
         self._memory: Memory | None = None
         self._error: BaseException | None = None
@@ -71,7 +71,7 @@ class MemoryHandle:
         self.cwd = cwd
         self.roots = ClientRoots()
         self._reopen = threading.Lock()
-        self.store_root = settings.home / "store"
+        self.settings = settings
 
     def start(self) -> None:
         if not self._started:
@@ -99,7 +99,7 @@ class MemoryHandle:
     def _build(self, warm: bool) -> Memory:
         from ..compose import open_memory
 
-        return open_memory(self._settings, cwd=self.cwd, defer_reinforcement=True, warm=warm)
+        return open_memory(self.settings, cwd=self.cwd, defer_reinforcement=True, warm=warm)
 
     def get(self) -> Memory:
         self.start()
@@ -176,9 +176,9 @@ async def _run(
         handle.forget_damaged(exc)
         raise ToolError(str(exc)) from exc
     except Exception as exc:
-        from ..adapters.lance.damage import explain
+        from ..compose import explain_store_error
 
-        known = explain(exc, handle.store_root)
+        known = explain_store_error(exc, handle.settings)
         if known is not None:
             log.error("tool failed: %s", exc)
             handle.forget_damaged(known)
@@ -333,9 +333,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
 
         def act(m: Memory) -> CallToolResult:
             from ..presentation.schemas import BulletOut
-            from ..usecases.maintenance import resolve_conflict as resolve
 
-            conflict, merged = resolve(m, conflict_id, keep)
+            conflict, merged = m.resolve_conflict(conflict_id, keep)
             out = ResolveOut(conflict_id=conflict.id, kept=keep, merged=BulletOut.of(merged) if merged else None)
             return _result(out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
 
@@ -373,12 +372,9 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
             anyio.from_thread.run(ctx.report_progress, done, total, None, token=loop_token)
 
         def act(m: Memory) -> CallToolResult:
-            from ..usecases.reflect import allowed_path, read_transcript
-            from ..usecases.reflect import reflect as run_reflect
-
-            file = allowed_path(path, m.cwd) if path else None
-            text = read_transcript(file) if file else transcript or ""
-            done = run_reflect(m, text, path=file, mode=mode, dry_run=dry_run, scope=scope, progress=report)
+            file = m.allowed_path(path, m.cwd) if path else None
+            text = m.read_transcript(file) if file else transcript or ""
+            done = m.reflect(text, path=file, mode=mode, dry_run=dry_run, scope=scope, progress=report)
             return _result(ReflectOut.of(done), render.reflect_text)
 
         return await _run(handle, act, ctx)

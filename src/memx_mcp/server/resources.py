@@ -43,10 +43,9 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
     async def stats() -> str:
         """Counts by scope, section, type and status, the decay histogram, the model and the store size."""
         from ..presentation.schemas import StatsOut
-        from ..usecases import browse
 
         def read(m: Memory) -> str:
-            full = browse.stats(m)
+            full = m.store_stats()
             return StatsOut.of(full).model_dump_json(indent=2)
 
         return await run(read)
@@ -55,11 +54,10 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
     async def bullet(bullet_id: str) -> str:
         """A bullet in full: content, classification, scope, dates, recall count and decay weight."""
         from ..presentation.schemas import BulletOut
-        from ..usecases import browse
 
         def read(m: Memory) -> str:
-            b = browse.show(m, bullet_id)
-            return BulletOut.of(b, browse.weight(m, b)).model_dump_json(indent=2)
+            b = m.show(bullet_id)
+            return BulletOut.of(b, m.weight(b)).model_dump_json(indent=2)
 
         return await run(read)
 
@@ -76,12 +74,11 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
     async def current_scope() -> str:
         """The active bullets visible in the current scope (workspace → project → global), newest first."""
         from ..presentation.schemas import BulletOut
-        from ..usecases import browse
 
         def read(m: Memory) -> str:
             scope = str(m.current_scope())
-            bullets = browse.list_bullets(m, scope=scope, limit=SCOPE_LIMIT)
-            rows = [BulletOut.of(b, browse.weight(m, b)).model_dump(mode="json") for b in bullets]
+            bullets = m.list_bullets(scope=scope, limit=SCOPE_LIMIT)
+            rows = [BulletOut.of(b, m.weight(b)).model_dump(mode="json") for b in bullets]
             out = {"scope": scope, "why": m.scope_reason(), "bullets": rows}
             return json.dumps(out, indent=2, ensure_ascii=False)
 
@@ -93,14 +90,13 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
     ) -> str:
         """A briefing on what memx has learned about the current project (or a topic in it): the most
         useful bullets, recent pitfalls and open contradictions, to read before starting work."""
-        from ..usecases.injection import session_context
 
         def build(m: Memory) -> str:
             if topic and topic.strip():
                 hits = m.recall(topic, max_results=10, reinforce=False).hits
                 known = "\n".join(f"- {h.bullet.content}" for h in hits)
             else:
-                known, _ = session_context(m, budget=1500)
+                known, _ = m.session_context(1500)
             scope = m.current_scope()
             if not known:
                 return f"memx knows nothing yet about {scope}" + (f" on {topic!r}" if topic else "") + "."

@@ -17,7 +17,6 @@ import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..domain.models import Bullet, KnowledgeType, Section
@@ -25,9 +24,9 @@ from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
 from ..files import atomic_write
 from ..text.tokenize import cjk_char_count
-
-if TYPE_CHECKING:
-    from ..memory import Memory
+from .deps import Deps
+from .maintenance import list_conflicts
+from .recall import recall
 
 HEADINGS = {
     "en": (
@@ -77,12 +76,12 @@ def _pack(lines: list[str], budget: int) -> tuple[list[str], int]:
     return out, used
 
 
-def session_context(memory: Memory, budget: int) -> tuple[str, list[str]]:
+def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     """The SessionStart block for the current scope and the ids it shows ("" when memx knows nothing)."""
-    scope = memory.current_scope()
-    bullets = memory.store.active_in(scope.visible())
-    now = memory.clock()
-    params = memory.decay_params
+    scope = deps.workspace.current()
+    bullets = deps.store.active_in(scope.visible())
+    now = deps.clock()
+    params = deps.decay
 
     def standing(b: Bullet) -> float:
         own = 1.2 if scope.owns(b.scope) else 1.0
@@ -102,7 +101,7 @@ def session_context(memory: Memory, budget: int) -> tuple[str, list[str]]:
         key=lambda b: (b.created_at, b.id),
         reverse=True,
     )
-    conflicts = [v for v in memory.list_conflicts(str(scope)) if v.conflict.kind == "contradiction"][:3]
+    conflicts = [v for v in list_conflicts(deps, str(scope)) if v.conflict.kind == "contradiction"][:3]
     if not established and not pitfalls and not conflicts:
         return "", []
     shown = [*established[:12], *(p for p in pitfalls[:8] if p not in established[:12])]
@@ -121,9 +120,9 @@ def session_context(memory: Memory, budget: int) -> tuple[str, list[str]]:
     return ("\n".join(packed) if ids or conflicts else ""), ids
 
 
-def prompt_context(memory: Memory, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
+def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
     """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
-    result = memory.recall(prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
+    result = recall(deps, prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
     hits = [h for h in result.hits if h.score.blended >= floor and h.bullet.id not in seen]
     if not hits:
         return "", []
@@ -193,24 +192,24 @@ def injection_counts(settings: Settings) -> dict[str, int]:
     return counts
 
 
-def inject(memory: Memory, payload: dict[str, object]) -> str:
+def inject(deps: Deps, payload: dict[str, object]) -> str:
     """Answer one SessionStart or UserPromptSubmit hook call: the text to print ("" for nothing)."""
-    settings = memory.settings
+    settings = deps.settings
     event = str(payload.get("hook_event_name", ""))
     session = str(payload.get("session_id", ""))
     started = time.monotonic()
     if event == "SessionStart":
-        text, ids = session_context(memory, settings.inject_session_tokens)
+        text, ids = session_context(deps, settings.inject_session_tokens)
     else:
         prompt = str(payload.get("prompt", "")).strip()
         if not prompt:
             return ""
         seen = seen_in_session(settings, session) if session else set()
         text, ids = prompt_context(
-            memory, prompt[:2000], seen, settings.inject_prompt_tokens, settings.inject_min_relevance
+            deps, prompt[:2000], seen, settings.inject_prompt_tokens, settings.inject_min_relevance
         )
     if ids:
-        memory.store.mark_recalled(dict.fromkeys(ids, 1), memory.clock())  # injected = recalled, for Decay
+        deps.store.mark_recalled(dict.fromkeys(ids, 1), deps.clock())  # injected = recalled, for Decay
         if session:
             remember_shown(settings, session, ids)
     log_injection(settings, event, len(ids), time.monotonic() - started)

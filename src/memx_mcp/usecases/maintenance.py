@@ -1,5 +1,5 @@
-"""Curator and Decay upkeep on the whole store: conflict scan and resolution, gc and restore, and
-JSONL export / import. Each function takes the Memory built at the composition root."""
+"""Curator and Decay upkeep on the whole store: conflicts (list, scan, resolve), forget, gc and restore,
+statistics, reindex, and JSONL export / import. Each function receives the use cases' ``Deps``."""
 
 from __future__ import annotations
 
@@ -7,20 +7,20 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from ..adapters.lance.lance import sql_list
-from ..domain.errors import InvalidInputError, NotFoundError
-from ..domain.inputs import MAX_CONTENT_CHARS
-from ..domain.models import Bullet, Conflict, RememberResult, Status, new_id
+from ..domain.errors import EmbedderUnavailable, InvalidInputError, NotFoundError
+from ..domain.inputs import MAX_CONTENT_CHARS, MAX_IDS
+from ..domain.models import Bullet, Conflict, ConflictView, ForgetResult, RememberResult, Stats, Status, new_id
 from ..engine import curator
 from ..engine.decay import decay_weight, is_archive_candidate
+from ..ports import ACTIVE, EVERY, Where
+from .deps import Deps
+from .recall import recall
 from .writes import MAX_TAGS, Checked, Draft, WriteHow
-
-if TYPE_CHECKING:
-    from ..memory import Memory
+from .writing import checked, write
 
 Keep = Literal["a", "b", "both", "merge"]
 Progress = Callable[[int, int], None]
@@ -29,17 +29,36 @@ Progress = Callable[[int, int], None]
 # -- conflicts --------------------------------------------------------------------------------------
 
 
+def list_conflicts(deps: Deps, scope: str | None = None, include_overlaps: bool = False) -> list[ConflictView]:
+    """Open conflicts in the visible scopes whose two bullets are both still active, contradictions
+    first, then by similarity."""
+    found = deps.store.conflicts(deps.workspace.resolve(scope).visible())
+    if not include_overlaps:
+        found = [c for c in found if c.kind == "contradiction"]
+    ids = sorted({i for c in found for i in (c.a_id, c.b_id)})
+    bullets = {b.id: b for b in deps.store.get(ids) if b.status is Status.ACTIVE}
+    views = []
+    for c in found:
+        a, b = bullets.get(c.a_id), bullets.get(c.b_id)
+        if a is None or b is None:
+            continue
+        side, reason = curator.recommend(a, b)
+        views.append(ConflictView(conflict=c, a=a, b=b, recommended=side, reason=reason))
+    views.sort(key=lambda v: (v.conflict.kind != "contradiction", -v.conflict.similarity))
+    return views
+
+
 def scan_conflicts(
-    memory: Memory, scope: str | None = None, block: int = 1024, progress: Progress | None = None
+    deps: Deps, scope: str | None = None, block: int = 1024, progress: Progress | None = None
 ) -> list[Conflict]:
     """Re-examine every active bullet of the visible scopes: pairs in the same scope at ≥ the conflict
     threshold that carry contradiction evidence (or are near-duplicates left unmerged) are recorded once."""
-    scopes = memory.resolve_scope(scope).visible()
-    bullets = memory.store.all_bullets(f"status = 'active' AND scope IN {sql_list(scopes)} AND vector IS NOT NULL")
-    known = memory.store.conflict_pairs()
-    params = memory.curator_params
+    scopes = deps.workspace.resolve(scope).visible()
+    bullets = deps.store.all_bullets(Where(status=Status.ACTIVE, scopes=scopes, with_vector=True))
+    known = deps.store.conflict_pairs()
+    params = deps.curator
     found: list[Conflict] = []
-    now = memory.clock()
+    now = deps.clock()
     by_scope: dict[str, list[Bullet]] = defaultdict(list)
     for b in bullets:
         by_scope[b.scope].append(b)
@@ -67,41 +86,71 @@ def scan_conflicts(
         done += len(group)
     if progress:
         progress(len(bullets), len(bullets))
-    memory.store.add_conflicts(found)
+    deps.store.add_conflicts(found)
     return found
 
 
-def resolve_conflict(memory: Memory, conflict_id: str, keep: Keep) -> tuple[Conflict, Bullet | None]:
+def resolve_conflict(deps: Deps, conflict_id: str, keep: Keep) -> tuple[Conflict, Bullet | None]:
     """``a`` / ``b``: archive the other side; ``both``: keep both; ``merge``: combine both into a (content
     merge) and archive b. Returns the conflict and the surviving merged bullet, if any."""
     if keep not in ("a", "b", "both", "merge"):
         raise InvalidInputError("keep must be a, b, both or merge")
-    with memory.store.write_lock():
-        conflict = memory.store.get_conflict(conflict_id)
+    with deps.store.write_lock():
+        conflict = deps.store.get_conflict(conflict_id)
         if conflict is None:
             raise NotFoundError(f"no conflict with id {conflict_id}")
         if conflict.status != "open":
             raise InvalidInputError(f"conflict {conflict_id} is already resolved ({conflict.resolution})")
-        sides = {b.id: b for b in memory.store.get([conflict.a_id, conflict.b_id])}
+        sides = {b.id: b for b in deps.store.get([conflict.a_id, conflict.b_id])}
         a, b = sides.get(conflict.a_id), sides.get(conflict.b_id)
-        now = memory.clock()
+        now = deps.clock()
         merged: RememberResult | None = None
         if keep == "a" and b is not None:
-            memory.store.set_status([b.id], Status.ARCHIVED, now)
+            deps.store.set_status([b.id], Status.ARCHIVED, now)
         elif keep == "b" and a is not None:
-            memory.store.set_status([a.id], Status.ARCHIVED, now)
+            deps.store.set_status([a.id], Status.ARCHIVED, now)
         elif keep == "merge":
             if a is None or b is None:
                 raise NotFoundError("one side of the conflict no longer exists: keep the other side instead")
             both = curator.merge(a, b, "merge_content", now)
             draft = Draft.of(both, content=both.content[:MAX_CONTENT_CHARS], tags=both.tags[:MAX_TAGS], vector=None)
-            merged = memory.write([memory.check(draft)], how="replace")[0]
-            memory.store.set_status([b.id], Status.ARCHIVED, now)
-        memory.store.resolve_conflicts([conflict.id], f"kept {keep}")
+            merged = write(deps, [checked(deps, draft)], how="replace")[0]
+            deps.store.set_status([b.id], Status.ARCHIVED, now)
+        deps.store.resolve_conflicts([conflict.id], f"kept {keep}")
     return conflict, merged.bullet if merged else None
 
 
-# -- decay upkeep -----------------------------------------------------------------------------------
+# -- forget, decay upkeep -----------------------------------------------------------------------------
+
+
+def forget(deps: Deps, ids: Sequence[str], *, purge: bool = False) -> ForgetResult:
+    """Archive (or, with ``purge``, erase) bullets by id. Unknown ids are reported, not fatal."""
+    wanted = list(dict.fromkeys(i.strip() for i in ids if i and i.strip()))
+    if not wanted:
+        raise InvalidInputError("no ids given")
+    if len(wanted) > MAX_IDS:
+        raise InvalidInputError(f"{len(wanted)} ids; at most {MAX_IDS} at once")
+    with deps.store.write_lock():
+        found = {b.id for b in deps.store.get(wanted)}
+        known = [i for i in wanted if i in found]
+        if purge:
+            deps.store.delete(known)
+        else:
+            deps.store.set_status(known, Status.ARCHIVED, deps.clock())
+    missing = tuple(i for i in wanted if i not in found)
+    if not known:
+        raise NotFoundError(f"no bullet with id {', '.join(missing)}")
+    return ForgetResult(archived=() if purge else tuple(known), purged=tuple(known) if purge else (), not_found=missing)
+
+
+def forget_matching(deps: Deps, query: str, *, scope: str | None = None, confirm: bool = False) -> ForgetResult:
+    """Forget what ``recall`` returns for ``query``; without ``confirm`` nothing changes and the ids
+    that would be archived come back in ``would_forget``."""
+    result = recall(deps, query, scope=scope, reinforce=False)
+    ids = tuple(h.bullet.id for h in result.hits)
+    if not confirm or not ids:
+        return ForgetResult(archived=(), purged=(), not_found=(), would_forget=ids)
+    return forget(deps, ids)
 
 
 @dataclass
@@ -112,44 +161,83 @@ class GcResult:
     dry_run: bool = False
 
 
-def gc(memory: Memory, *, dry_run: bool = False, purge: bool = False) -> GcResult:
+def gc(deps: Deps, *, dry_run: bool = False, purge: bool = False) -> GcResult:
     """Archive active bullets whose decay weight fell below ``archive_below``; with ``purge``, erase the
     archived ones (and only those)."""
-    now = memory.clock()
+    now = deps.clock()
     result = GcResult(dry_run=dry_run)
-    with memory.store.write_lock():
-        active = memory.store.all_bullets("status = 'active'")
+    with deps.store.write_lock():
+        active = deps.store.all_bullets(ACTIVE)
         for b in active:
-            weight = decay_weight(b.created_at, b.recall_count, now, memory.decay_params)
-            if is_archive_candidate(weight, memory.decay_params):
+            weight = decay_weight(b.created_at, b.recall_count, now, deps.decay)
+            if is_archive_candidate(weight, deps.decay):
                 result.archived.append(b.id)
         result.active_left = len(active) - len(result.archived)
         if purge:
-            already = [b.id for b in memory.store.all_bullets("status = 'archived'")]
+            already = [b.id for b in deps.store.all_bullets(Where(status=Status.ARCHIVED))]
             result.purged = already + result.archived
         if not dry_run:
-            memory.store.set_status(result.archived, Status.ARCHIVED, now)
-            memory.store.delete(result.purged)
+            deps.store.set_status(result.archived, Status.ARCHIVED, now)
+            deps.store.delete(result.purged)
     return result
 
 
-def restore(memory: Memory, ids: Sequence[str]) -> tuple[list[str], list[str]]:
+def restore(deps: Deps, ids: Sequence[str]) -> tuple[list[str], list[str]]:
     """Bring archived bullets back into recall. Returns (restored, not found)."""
     wanted = [i.strip() for i in ids if i.strip()]
     if not wanted:
         raise InvalidInputError("no ids given")
-    with memory.store.write_lock():
-        found = {b.id: b for b in memory.store.get(wanted)}
+    with deps.store.write_lock():
+        found = {b.id: b for b in deps.store.get(wanted)}
         restored = [i for i in wanted if i in found]
         # Restored knowledge starts a new life: without a fresh clock it would fall straight back to gc.
-        now = memory.clock()
-        memory.store.upsert(
+        now = deps.clock()
+        deps.store.upsert(
             [found[i].with_changes(status=Status.ACTIVE, created_at=now, updated_at=now) for i in restored]
         )
     missing = [i for i in wanted if i not in found]
     if not restored:
         raise NotFoundError(f"no bullet with id {', '.join(missing)}")
     return restored, missing
+
+
+# -- statistics and reindex -----------------------------------------------------------------------------
+
+
+def stats(deps: Deps) -> Stats:
+    store = deps.store
+    statuses = store.column_counts("status")
+    return Stats(
+        total=sum(statuses.values()),
+        active=statuses.get("active", 0),
+        archived=statuses.get("archived", 0),
+        by_scope=store.column_counts("scope"),
+        by_section=store.column_counts("section"),
+        by_type=store.column_counts("knowledge_type"),
+        open_conflicts=store.count_conflicts("open"),
+        model=deps.settings.model_name,
+        model_note=deps.embedder.note,
+        home=str(deps.settings.home),
+        store_bytes=store.size_bytes(),
+    )
+
+
+def reindex(deps: Deps, progress: Progress | None = None) -> int:
+    """Re-embed every bullet with the configured model into a fresh table."""
+    embedder = deps.embedder.get(max(60.0, deps.settings.model_wait_seconds))
+    if embedder is None:
+        raise EmbedderUnavailable(f"cannot reindex: {deps.embedder.note}")
+    with deps.store.write_lock():
+        bullets = deps.store.all_bullets()
+        done: list[Bullet] = []
+        for start in range(0, len(bullets), 64):
+            batch = bullets[start : start + 64]
+            vectors = embedder.embed_passages([b.content for b in batch])
+            done.extend(b.with_changes(vector=v) for b, v in zip(batch, vectors, strict=True))
+            if progress:
+                progress(len(done), len(bullets))
+        deps.store.replace_all(done, embedder.name, embedder.dim)
+    return len(done)
 
 
 # -- export / import --------------------------------------------------------------------------------
@@ -180,9 +268,9 @@ def bullet_record(b: Bullet, vectors: bool = False) -> dict[str, Any]:
     return record
 
 
-def export(memory: Memory, *, vectors: bool = False, include_archived: bool = True) -> Iterator[dict[str, Any]]:
-    where = None if include_archived else "status = 'active'"
-    for b in sorted(memory.store.all_bullets(where), key=lambda b: (b.created_at, b.id)):
+def export(deps: Deps, *, vectors: bool = False, include_archived: bool = True) -> Iterator[dict[str, Any]]:
+    where = EVERY if include_archived else ACTIVE
+    for b in sorted(deps.store.all_bullets(where), key=lambda b: (b.created_at, b.id)):
         yield bullet_record(b, vectors)
 
 
@@ -235,7 +323,7 @@ class ImportResult:
 
 
 def import_records(
-    memory: Memory,
+    deps: Deps,
     lines: Iterable[str],
     *,
     scope: str | None = None,
@@ -250,7 +338,7 @@ def import_records(
     (``one_by_one``: each record stored as it is decided, the same decisions, slower). A bad record is
     reported with its line number and the reason, and the others are imported. ``progress`` gets the
     lines done and the lines in all (0 when ``lines`` has no length) after each batch."""
-    default = memory.resolve_scope(scope) if scope else memory.current_scope().project_scope()
+    default = deps.workspace.resolve(scope) if scope else deps.workspace.current().project_scope()
     total = len(lines) if isinstance(lines, Sized) else 0
     result = ImportResult()
     restored: list[Checked] = []
@@ -262,26 +350,26 @@ def import_records(
             continue
         try:
             draft = record_draft(_parse(line))
-            (restored if draft.id not in (None, "") else fresh).append(memory.check(draft, default))
+            (restored if draft.id not in (None, "") else fresh).append(checked(deps, draft, default))
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
         if len(restored) + len(fresh) >= batch:
-            _write(memory, restored, fresh, result, how)
+            _write(deps, restored, fresh, result, how)
             if progress:
                 progress(number, total)
-    _write(memory, restored, fresh, result, how)
+    _write(deps, restored, fresh, result, how)
     if progress:
         progress(number, total or number)
     return result
 
 
-def _write(memory: Memory, restored: list[Checked], fresh: list[Checked], result: ImportResult, how: WriteHow) -> None:
+def _write(deps: Deps, restored: list[Checked], fresh: list[Checked], result: ImportResult, how: WriteHow) -> None:
     if restored:
-        done = memory.write(restored, how="restore")
+        done = write(deps, restored, how="restore")
         result.restored += sum(1 for d in done if d)
         result.skipped_existing += sum(1 for d in done if d is None)
     if fresh:
-        for outcome in memory.write(fresh, how=how):
+        for outcome in write(deps, fresh, how=how):
             if outcome and outcome.action == "merged":
                 result.merged += 1
             else:

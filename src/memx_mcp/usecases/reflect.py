@@ -1,5 +1,4 @@
-"""Memory's Reflector use case: read a transcript, distill it, and store what survives through the Curator.
-Kept apart from ``memory.py`` so that each stays small."""
+"""The Reflector use case: read a transcript, distill it, and store what survives through the Curator."""
 
 from __future__ import annotations
 
@@ -8,17 +7,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..domain.errors import InvalidInputError
 from ..domain.models import RememberResult
 from ..domain.scopes import Scope, detect_scope
 from ..engine.reflector.pipeline import Distilled, Dropped, Reflector, ReflectReport
 from ..engine.reflector.transcript import parse_transcript
+from .deps import Deps
 from .writes import Draft
-
-if TYPE_CHECKING:
-    from ..memory import Memory
+from .writing import checked, write
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
@@ -141,20 +138,18 @@ def transcript_key(text: str, session_id: str, path: Path | None) -> str:
     return "sha:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
 
 
-def make_reflector(memory: Memory, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
-    settings = memory.settings
+def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
+    settings = deps.settings
     chosen = mode or settings.reflector_mode
     if chosen not in ("rules", "hybrid", "llm"):
         raise InvalidInputError(f"mode must be rules, hybrid or llm, not {chosen!r}")
     notes: list[str] = []
     refiner = None
     if chosen != "rules":
-        from ..adapters.anthropic import make_refiner
-
-        refiner, note = make_refiner(settings.llm_model, settings.llm_base_url, settings.llm_timeout)
+        refiner, note = deps.refiners(settings.llm_model, settings.llm_base_url, settings.llm_timeout)
         if note:
             notes.append(note)
-    sanitizer = memory.sanitizer.learning(text) if text else memory.sanitizer
+    sanitizer = deps.sanitizer.learning(text) if text else deps.sanitizer
     return Reflector(sanitizer, chosen, refiner, settings.min_score), notes
 
 
@@ -165,16 +160,16 @@ def _is_dir(text: str) -> bool:
         return False
 
 
-def _scope_for(memory: Memory, scope: str | None, cwd: str) -> Scope:
+def _scope_for(deps: Deps, scope: str | None, cwd: str) -> Scope:
     if scope and scope.strip():
-        return memory.resolve_scope(scope)
+        return deps.workspace.resolve(scope)
     if cwd and _is_dir(cwd):
         return detect_scope(Path(cwd)).project_scope()
-    return memory.current_scope().project_scope()
+    return deps.workspace.current().project_scope()
 
 
 def reflect(
-    memory: Memory,
+    deps: Deps,
     text: str,
     *,
     path: Path | None = None,
@@ -189,8 +184,8 @@ def reflect(
     except RecursionError as exc:
         raise InvalidInputError("the transcript is nested too deeply to be a session transcript") from exc
     key = session_key or transcript_key(text, transcript.session_id, path)
-    start = 0 if dry_run else memory.store.reflected_upto(key)
-    reflector, notes = make_reflector(memory, mode, transcript.text)  # learns from what bullets quote
+    start = 0 if dry_run else deps.store.reflected_upto(key)
+    reflector, notes = make_reflector(deps, mode, transcript.text)  # learns from what bullets quote
     report = reflector.reflect(transcript, start, progress)
     report.notes.extend(notes)
     if transcript.skipped_lines:
@@ -199,19 +194,19 @@ def reflect(
         report.notes.append(
             f"{len(text) // 1024} KB read as {transcript.format!r} gave {len(transcript.steps)} step(s): {UNREAD}"
         )
-    target = _scope_for(memory, scope, transcript.cwd)
+    target = _scope_for(deps, scope, transcript.cwd)
     result = ReflectResult(key, str(target), start, dry_run, report)
     if dry_run:
         return result
-    checked = []
+    ready = []
     for d in list(report.bullets):
         try:
-            checked.append(memory.check(draft(d, key), target))
+            ready.append(checked(deps, draft(d, key), target))
         except InvalidInputError as exc:  # a bullet the write path refuses is dropped, with the reason
             report.bullets.remove(d)
             report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
     steps = len(transcript.steps)
-    outcomes = memory.write(checked, then=lambda: memory.store.mark_reflected(key, steps))
+    outcomes = write(deps, ready, then=lambda: deps.store.mark_reflected(key, steps))
     result.stored = [o for o in outcomes if o]
     return result
 

@@ -5,61 +5,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import InvalidInputError, NotFoundError
-from ..domain.models import KnowledgeType, Section
-from ..engine.decay import HISTOGRAM_BINS, decay_histogram, decay_weight
 from ..presentation.schemas import BulletOut, ConflictOut, RecallOut, StatsOut
-from ..usecases import browse, maintenance
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
 Json = dict[str, Any]
-CURVE_AHEAD_DAYS = 90
-CURVE_POINTS = 48
-
-
-def decay_curve(memory: Memory, bullet_id: str) -> Json:
-    """The bullet's weight from its creation to ``CURVE_AHEAD_DAYS`` from now (at its current recall
-    count: memx keeps the count, not the history), with today marked."""
-    b = browse.show(memory, bullet_id)
-    now = memory.clock()
-    start, end = b.created_at, now + timedelta(days=CURVE_AHEAD_DAYS)
-    step = (end - start) / (CURVE_POINTS - 1)
-    points = []
-    for i in range(CURVE_POINTS):
-        t = start + step * i
-        weight = decay_weight(b.created_at, b.recall_count, t, memory.decay_params)
-        points.append({"day": round((t - now).total_seconds() / 86_400, 2), "weight": round(weight, 4)})
-    today = round(browse.weight(memory, b), 4)
-    points = sorted([*points, {"day": 0.0, "weight": today}], key=lambda p: p["day"])  # past and projected meet
-    return {
-        "id": b.id,
-        "points": points,
-        "today": today,
-        "archive_below": memory.decay_params.archive_below,
-        "permanent": b.recall_count >= memory.decay_params.permanent_recalls,
-    }
 
 
 def _bullet(memory: Memory, bullet_id: str) -> Json:
-    b = browse.show(memory, bullet_id)
-    return {"bullet": BulletOut.of(b, browse.weight(memory, b)).model_dump(mode="json"), **decay_curve(memory, b.id)}
+    b = memory.show(bullet_id)
+    return {"bullet": BulletOut.of(b, memory.weight(b)).model_dump(mode="json"), **memory.decay_curve(b.id)}
 
 
 def _bullets(memory: Memory, q: Mapping[str, str]) -> Json:
-    bullets = browse.list_bullets(
-        memory,
+    bullets = memory.list_bullets(
         scope=q.get("scope") or None,
         section=q.get("section") or None,
         knowledge_type=q.get("type") or None,
         archived=q.get("status") == "archived",
         limit=int(q.get("limit") or 200),
     )
-    rows = [BulletOut.of(b, browse.weight(memory, b)).model_dump(mode="json") for b in bullets]
+    rows = [BulletOut.of(b, memory.weight(b)).model_dump(mode="json") for b in bullets]
     return {"bullets": rows}
 
 
@@ -75,7 +45,7 @@ def _conflicts(memory: Memory, q: Mapping[str, str]) -> Json:
 
 
 def _stats(memory: Memory) -> Json:
-    return StatsOut.of(browse.stats(memory)).model_dump(mode="json")
+    return StatsOut.of(memory.store_stats()).model_dump(mode="json")
 
 
 def _edit(memory: Memory, bullet_id: str, body: Json) -> Json:
@@ -85,13 +55,13 @@ def _edit(memory: Memory, bullet_id: str, body: Json) -> Json:
     content = body.get("content")
     if content is not None and not isinstance(content, str):
         raise InvalidInputError("content must be text")
-    browse.edit(memory, bullet_id, content=content, tags=tags)
+    memory.edit(bullet_id, content=content, tags=tags)
     return _bullet(memory, bullet_id)
 
 
 def _status(memory: Memory, bullet_id: str, action: str) -> Json:
     if action == "restore":
-        _, missing = maintenance.restore(memory, [bullet_id])
+        _, missing = memory.restore([bullet_id])
         if missing:
             raise NotFoundError(f"no archived bullet {bullet_id!r}")
         return _bullet(memory, bullet_id)
@@ -105,87 +75,48 @@ def _resolve(memory: Memory, conflict_id: str, body: Json) -> Json:
     keep = body.get("keep")
     if keep not in ("a", "b", "both", "merge"):
         raise InvalidInputError("keep must be a, b, both or merge")
-    conflict, merged = maintenance.resolve_conflict(memory, conflict_id, keep)
+    conflict, merged = memory.resolve_conflict(conflict_id, keep)
     return {"conflict_id": conflict.id, "kept": keep, "merged": merged.id if merged else None}
 
 
 # -- the page's read-only views over a store of thousands (issue 20) ---------------------------------
 
-PAGE_MAX = 500
-SORTS = ("newest", "recalled", "stalest")
-
-
-def _band(memory: Memory, b: Any) -> str:
-    """The decay-histogram band a bullet falls in: the histogram's own rule, asked about one bullet."""
-    counts = decay_histogram([(b.created_at, b.recall_count)], memory.clock(), memory.decay_params)
-    return next(band for band, n in counts.items() if n)
-
 
 def _context(memory: Memory) -> Json:
     """What every view shows in its header: the scope ``memx ui`` detected and the scopes in the store."""
-    by_scope = memory.store.column_counts("scope")
+    by_scope = memory.scope_counts()
     return {
         "scope": str(memory.current_scope()),
         "scopes": dict(sorted(by_scope.items())),
-        "bands": list(HISTOGRAM_BINS),
+        "bands": memory.decay_bands(),
     }
 
 
 def _page(memory: Memory, q: Mapping[str, str]) -> Json:
-    """One page of bullets with the total that matched: filters (scope, section, type, status, text,
-    decay band), a sort (newest, most recalled, stalest first) and an offset."""
-    from ..adapters.lance.lance import sql_list
-
-    archived = q.get("status") == "archived"
-    scope = q.get("scope", "")
-    scopes = (
-        sorted(memory.store.column_counts("scope"))
-        if not scope or scope == "*"
-        else list(memory.resolve_scope(scope).visible())
-    )
-    section = browse._enum_value(Section, q["section"]) if q.get("section") else None
-    kind = browse._enum_value(KnowledgeType, q["type"]) if q.get("type") else None
-    if archived:
-        clauses = ["status = 'archived'", f"scope IN {sql_list(scopes or [''])}"]
-        bullets = memory.store.all_bullets(" AND ".join(clauses))
-    else:
-        bullets = memory.store.active_in(scopes) if scopes else []  # the in-memory copy: no vectors to read
-    bullets = [
-        b
-        for b in bullets
-        if (section is None or b.section.value == section) and (kind is None or b.knowledge_type.value == kind)
-    ]
-    text = (q.get("text") or "").strip().casefold()
-    if text:
-        bullets = [b for b in bullets if text in b.content.casefold() or text in b.id.casefold()]
-    band = q.get("band") or ""
-    if band:
-        if band not in HISTOGRAM_BINS:
-            raise InvalidInputError(f"unknown band {band!r}; one of: {', '.join(HISTOGRAM_BINS)}")
-        bullets = [b for b in bullets if _band(memory, b) == band]
-    sort = q.get("sort") or "newest"
-    if sort not in SORTS:
-        raise InvalidInputError(f"unknown sort {sort!r}; one of: {', '.join(SORTS)}")
-    weights = {b.id: browse.weight(memory, b) for b in bullets}
-    if sort == "newest":
-        bullets.sort(key=lambda b: (b.created_at, b.id), reverse=True)
-    elif sort == "recalled":
-        bullets.sort(key=lambda b: (b.recall_count, b.created_at, b.id), reverse=True)
-    else:  # stalest: the ones closest to gc first
-        bullets.sort(key=lambda b: (weights[b.id], b.created_at, b.id))
+    """One page of bullets with the total that matched (``browse.page`` says the filters)."""
     try:
-        offset = max(0, int(q.get("offset") or 0))
-        limit = max(1, min(int(q.get("limit") or 200), PAGE_MAX))
+        offset, limit = int(q.get("offset") or 0), int(q.get("limit") or 200)
     except ValueError as exc:
         raise InvalidInputError("offset and limit must be whole numbers") from exc
-    rows = [BulletOut.of(b, weights[b.id]).model_dump(mode="json") for b in bullets[offset : offset + limit]]
-    return {"total": len(bullets), "offset": offset, "limit": limit, "bullets": rows}
+    found = memory.page(
+        scope=q.get("scope", ""),
+        section=q.get("section") or "",
+        knowledge_type=q.get("type") or "",
+        archived=q.get("status") == "archived",
+        text=q.get("text") or "",
+        decay_band=q.get("band") or "",
+        sort=q.get("sort") or "newest",
+        offset=offset,
+        limit=limit,
+    )
+    rows = [BulletOut.of(b, w).model_dump(mode="json") for b, w in found.bullets]
+    return {"total": found.total, "offset": found.offset, "limit": found.limit, "bullets": rows}
 
 
 def _gc_preview(memory: Memory) -> Json:
     """What ``memx gc`` would archive now, without archiving it."""
-    result = maintenance.gc(memory, dry_run=True)
-    return {"would_archive": len(result.archived), "ids": result.archived[:PAGE_MAX], "band": HISTOGRAM_BINS[-1]}
+    result = memory.gc(dry_run=True)
+    return {"would_archive": len(result.archived), "ids": result.archived[:500], "band": memory.decay_bands()[-1]}
 
 
 def _search_marked(memory: Memory, q: Mapping[str, str]) -> Json:
@@ -197,7 +128,7 @@ def _search_marked(memory: Memory, q: Mapping[str, str]) -> Json:
     wide_limit = min(20, MAX_RESULTS_CAP)
     if scope == "*":
         hits: dict[str, Json] = {}
-        for one in sorted(memory.store.column_counts("scope")):
+        for one in sorted(memory.scope_counts()):
             r = RecallOut.of(memory.recall(query, scope=one, max_results=wide_limit, reinforce=False))
             for h in r.results:
                 if h.id not in hits or h.score.final > hits[h.id]["score"]["final"]:
@@ -234,7 +165,7 @@ def _conflicts_in(memory: Memory, q: Mapping[str, str]) -> Json:
     if kind not in ("contradiction", "overlap", "any"):
         raise InvalidInputError("kind must be contradiction, overlap or any")
     scope = q.get("scope") or ""
-    scopes = sorted(memory.store.column_counts("scope")) if scope == "*" else [scope or None]
+    scopes = sorted(memory.scope_counts()) if scope == "*" else [scope or None]
     seen: dict[str, Json] = {}
     for one in scopes:
         for v in memory.list_conflicts(one, include_overlaps=kind != "contradiction"):

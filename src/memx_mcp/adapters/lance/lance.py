@@ -22,13 +22,14 @@ from typing import Any
 from ...domain.errors import ModelMismatchError, SchemaVersionError, StoreBusyError, StoreDamagedError
 from ...domain.models import Bullet, Status
 from ...files import atomic_write
+from ...ports import EVERY, Where
 from . import damage
 from .conflicts import ConflictTable
 from .fulltext import FullTextReader
 from .lock import file_lock
 from .reflections import ReflectionLog
 from .rows import bullet_schema, bullets_table, conflict_schema, table_to_bullets
-from .sql import _retry, sql_list, sql_str
+from .sql import _retry, sql_list, sql_str, to_sql
 from .staged import StagedVectors, StagedWrite
 from .vectors import VectorIndex
 
@@ -389,8 +390,7 @@ class LanceStore(ReflectionLog, ConflictTable):
         while the model was away (not in the copy)."""
         self._current_copy()
         found = self._vectors.in_scopes(scopes)
-        where = f"{self._visible(scopes)} AND vector IS NULL"
-        return found + [b for b in self.all_bullets(where)]
+        return found + self._read(f"{self._visible(scopes)} AND vector IS NULL")
 
     def warm(self) -> None:
         """Build the in-memory copy now rather than on the first search."""
@@ -468,10 +468,11 @@ class LanceStore(ReflectionLog, ConflictTable):
             self.upsert(reinforced, vectors_changed=False)
             self._vectors.reinforce({b.id: counts[b.id] for b in bullets}, now)
 
-    def all_bullets(self, where: str | None = None) -> list[Bullet]:
-        table = (
-            self._bullets.to_arrow() if where is None else self._bullets.search().where(where).limit(None).to_arrow()
-        )
+    def all_bullets(self, where: Where = EVERY) -> list[Bullet]:
+        return self._read(to_sql(where))
+
+    def _read(self, sql: str | None) -> list[Bullet]:
+        table = self._bullets.to_arrow() if sql is None else self._bullets.search().where(sql).limit(None).to_arrow()
         return table_to_bullets(table)
 
     def decay_inputs(self) -> list[tuple[datetime, int]]:
@@ -487,8 +488,8 @@ class LanceStore(ReflectionLog, ConflictTable):
             counts[v] = counts.get(v, 0) + 1
         return counts
 
-    def count(self, where: str | None = None) -> int:
-        return int(self._bullets.count_rows(where))
+    def count(self, where: Where = EVERY) -> int:
+        return int(self._bullets.count_rows(to_sql(where)))
 
     def verify(self) -> str:
         """ "" when every row of both tables can be read, else what could not be (for ``memx doctor``):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ...domain.errors import DiskFullError
+from ...ports import Where
 from .damage import disk_full_message, is_disk_full
 
 log = logging.getLogger(__name__)
@@ -20,6 +21,22 @@ def sql_str(value: str) -> str:
 
 def sql_list(values: Sequence[str]) -> str:
     return "(" + ", ".join(sql_str(v) for v in values) + ")"
+
+
+def to_sql(where: Where) -> str | None:
+    """The LanceDB filter for ``where`` (None: every row). The only place a bullet filter becomes SQL."""
+    clauses = []
+    if where.status is not None:
+        clauses.append(f"status = {sql_str(where.status.value)}")
+    if where.scopes is not None:
+        clauses.append(f"scope IN {sql_list(where.scopes)}" if where.scopes else "false")
+    if where.section is not None:
+        clauses.append(f"section = {sql_str(where.section.value)}")
+    if where.knowledge_type is not None:
+        clauses.append(f"knowledge_type = {sql_str(where.knowledge_type.value)}")
+    if where.with_vector:
+        clauses.append("vector IS NOT NULL")
+    return " AND ".join(clauses) or None
 
 
 def _retry(action: Callable[[], T], what: str, attempts: int = 6) -> T:

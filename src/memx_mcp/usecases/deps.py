@@ -1,0 +1,152 @@
+"""What every use case receives: the store and embedder ports, the sanitizer, the clock, the engines'
+parameters (made from Settings here and nowhere else) and the workspace that decides the current scope."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..config import Settings
+from ..domain.scopes import Scope, detect_scope, parse_scope
+from ..engine.curator import CuratorParams
+from ..engine.decay import DecayParams
+from ..engine.reflector import PrivacySanitizer
+from ..engine.retrieval import RetrievalParams
+from ..engine.retrieval.fusion import FusionParams
+from ..engine.retrieval.generator import TermsCache
+from ..ports import EmbedderSource, EmbedKind, RefinerFactory, Store, embed, no_refiner
+
+log = logging.getLogger(__name__)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def curator_params(settings: Settings, cjk: bool) -> CuratorParams:
+    """The model's calibrated thresholds for the script (or the user's, where set)."""
+    t = settings.curator_thresholds(cjk)
+    return CuratorParams(
+        merge_threshold=t.merge_threshold,
+        conflict_threshold=t.conflict_threshold,
+        strategy="merge_content" if settings.merge_strategy == "merge_content" else "keep_best",
+        merge_certain=t.merge_certain,
+        merge_min_overlap=t.merge_min_overlap,
+    )
+
+
+def decay_params(settings: Settings) -> DecayParams:
+    return DecayParams(
+        half_life_days=settings.half_life_days,
+        boost_factor=settings.boost_factor,
+        permanent_recalls=settings.permanent_recalls,
+        protect_days=settings.protect_days,
+        archive_below=settings.archive_below,
+    )
+
+
+def retrieval_params(settings: Settings) -> RetrievalParams:
+    return RetrievalParams(
+        fusion=FusionParams(
+            keyword_weight=settings.keyword_weight,
+            semantic_weight=settings.semantic_weight,
+            recency_boost=settings.recency_boost,
+            recency_days=settings.recency_days,
+            scope_boost=settings.scope_boost,
+            project_scope_boost=settings.project_scope_boost,
+        ),
+        decay=decay_params(settings),
+        candidate_limit=settings.candidate_limit,
+        min_relevance=settings.min_relevance,
+    )
+
+
+@dataclass
+class Workspace:
+    """The folder memx works for, and the scope that follows from it (configuration first, else its git
+    repository, else global). The hook helper serves many folders; an MCP client may name its own."""
+
+    settings: Settings
+    cwd: Path
+    from_client: bool = False  # the folder came from the MCP client's roots
+    _current: Scope | None = None
+
+    def current(self) -> Scope:
+        if self._current is None:
+            detected = detect_scope(self.cwd)
+            self._current = parse_scope(self.settings.scope, detected) if self.settings.scope else detected
+        return self._current
+
+    def resolve(self, scope: str | None) -> Scope:
+        current = self.current()
+        return parse_scope(scope, current) if scope and scope.strip() else current
+
+    def move(self, cwd: Path, *, from_client: bool = False) -> None:
+        if cwd != self.cwd:
+            self.cwd, self._current = cwd, None
+        self.from_client = from_client
+
+    def reason(self, given: str | None = None, *, writing: bool = False) -> str:
+        """Why the scope is what it is, in words a user can act on; ``given``: the scope a caller named;
+        ``writing``: for a new bullet, which goes to the current scope's project unless told."""
+        if given and given.strip():
+            return f"{self.resolve(given)}: named by the caller"
+        scope = self.current()
+        if writing and scope.project_scope() != scope:
+            return f"{scope.project_scope()}: new bullets go to the project; {self.reason()}"
+        if self.settings.scope:
+            return f"{scope}: from the configuration (MEMX_SCOPE={self.settings.scope})"
+        where = "the client's workspace root" if self.from_client else "the working directory"
+        if scope.is_global:
+            return f"global: {where} {self.cwd} is not inside a git repository"
+        return f"{scope}: from the git repository at {where} {self.cwd}"
+
+
+@dataclass
+class Deps:
+    settings: Settings
+    store: Store
+    embedder: EmbedderSource
+    sanitizer: PrivacySanitizer
+    clock: Callable[[], datetime]
+    workspace: Workspace
+    refiners: RefinerFactory = no_refiner
+    curator: CuratorParams = field(init=False)
+    curator_cjk: CuratorParams = field(init=False)
+    decay: DecayParams = field(init=False)
+    retrieval: RetrievalParams = field(init=False)
+    terms: TermsCache = field(default_factory=dict)  # bullet id → (hash of its text and metadata, its terms)
+    _pool: ThreadPoolExecutor | None = None
+
+    def __post_init__(self) -> None:
+        self.curator, self.curator_cjk = (curator_params(self.settings, cjk) for cjk in (False, True))
+        self.decay = decay_params(self.settings)
+        self.retrieval = retrieval_params(self.settings)
+
+    def embedding_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memx-embed")
+        return self._pool
+
+    def embed_texts(
+        self, texts: Sequence[str], kind: EmbedKind = "passage"
+    ) -> tuple[list[tuple[float, ...]] | None, str]:
+        """Vectors for ``texts`` as stored text (``passage``) or as a recall's question (``query``); None
+        when the model is unavailable or is not the one whose vectors the store holds, and a note why."""
+        embedder = self.embedder.get(self.settings.model_wait_seconds)
+        if embedder is None:
+            return None, self.embedder.note
+        if embedder.name != self.store.vectors_model:  # another model's vectors compare as noise
+            return None, (
+                f"the store holds vectors of {self.store.vectors_model}, the model loaded is {embedder.name}: "
+                "keyword-only until `memx reindex`"
+            )
+        try:
+            return embed(embedder, texts, kind), ""
+        except Exception as exc:  # the model failing at run time degrades, never breaks, the call
+            log.warning("embedding failed: %s", exc)
+            return None, f"embedding failed, keyword-only: {type(exc).__name__}"

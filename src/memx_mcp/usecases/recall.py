@@ -1,0 +1,68 @@
+"""Recall: the Generator's hybrid retrieval in the visible scopes, with the question embedded while the
+full-text query runs, and what is returned reinforced for Decay (now, or by a recorder off the answer's
+path)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+
+from ..domain.catalog import spec
+from ..domain.inputs import MAX_QUERY_CHARS, MAX_RESULTS_CAP, TOKEN_BUDGET_CAP, clamp, clean_text, mostly_cjk
+from ..domain.models import RecallResult
+from ..engine.retrieval import RecallRequest
+from ..engine.retrieval import recall as generate
+from .deps import Deps
+from .recalls import RecallRecorder
+
+log = logging.getLogger(__name__)
+
+
+def recall(
+    deps: Deps,
+    query: str,
+    *,
+    scope: str | None = None,
+    max_results: int | None = None,
+    token_budget: int | None = None,
+    reinforce: bool = True,
+    recorder: RecallRecorder | None = None,
+) -> RecallResult:
+    """Hybrid retrieval in the visible scopes; what is returned is reinforced (one batched write, or
+    handed to ``recorder``)."""
+    settings = deps.settings
+    text = clean_text(query, "query", MAX_QUERY_CHARS)
+    notes: list[str] = []
+    limit = clamp("max_results", max_results, settings.max_results, MAX_RESULTS_CAP, notes)
+    budget = clamp("token_budget", token_budget, settings.token_budget, TOKEN_BUDGET_CAP, notes)
+    request = RecallRequest(text, deps.workspace.resolve(scope), limit, budget, deps.clock())
+    vector: Callable[[], Sequence[float] | None] | None = None
+    if settings.semantic_cjk or not mostly_cjk(text) or spec(settings.model_name).multilingual:
+        # made while the full-text query runs
+        pending = deps.embedding_pool().submit(deps.embed_texts, [text], "query")
+
+        def vector() -> Sequence[float] | None:
+            vectors, note = pending.result()
+            if note:
+                notes.append(note)
+            return vectors[0] if vectors else None
+
+    else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
+        notes.append("CJK query: keyword layers only (the embedding model is English)")
+    result = generate(deps.store, request, vector, deps.retrieval, notes, deps.terms)
+    if reinforce and result.hits:
+        ids = [h.bullet.id for h in result.hits]
+        if recorder is not None:
+            recorder.record(ids, request.now)
+        else:
+            try:
+                reinforce_now(deps, dict.fromkeys(ids, 1), request.now)
+            except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
+                log.warning("could not record recalls: %s", exc)
+    return dataclasses.replace(result, scope_why=deps.workspace.reason(scope))
+
+
+def reinforce_now(deps: Deps, counts: Mapping[str, int], now: datetime) -> None:
+    deps.store.mark_recalled(counts, now)
