@@ -1,42 +1,65 @@
-"""The domain stays pure: engine modules never import the edges' heavy dependencies."""
+"""The layers of ARCHITECTURE.md hold: the import contracts (pyproject's ``[tool.importlinter]``), and what
+imports alone cannot say (the store's query language stays in its adapter; the edges never reach the store
+through Memory)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
+from importlinter.cli import lint_imports
 
-SRC = Path(__file__).parents[1] / "src" / "memx_mcp"
-DOMAIN = ["engine", "domain/models.py", "text"]
-FORBIDDEN = {"mcp", "lancedb", "anthropic", "fastembed", "click", "pyarrow"}
+ROOT = Path(__file__).parents[1]
+SRC = ROOT / "src" / "memx_mcp"
+EDGES = ["server", "cli", "hooks", "web", "presentation"]
+SQL = re.compile(r"\b(?:status|scope|section|knowledge_type|vector)\s*(?:=|IN\b|IS\b)|\bsql_(?:str|list)\b")
 
 
-def imports(path: Path) -> set[str]:
+def sources(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.py"))
+
+
+def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the contracts live in pyproject.toml
+    assert lint_imports(no_cache=True, no_logo=True) == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("edge", EDGES)
+def test_an_edge_never_reaches_the_store_through_memory(edge: str) -> None:
+    for f in sources(SRC / edge):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("store", "deps"):
+                pytest.fail(f"{f.relative_to(SRC)}:{node.lineno} uses .{node.attr}: call a Memory method")
+
+
+def test_no_bullet_filter_is_written_as_sql_outside_the_store_adapter() -> None:
+    adapter = SRC / "adapters" / "lance"
+    for f in sources(SRC):
+        if adapter in f.parents:
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.search(node.value):
+                pytest.fail(f"{f.relative_to(SRC)}:{node.lineno} writes a filter as SQL: {node.value!r}")
+            if isinstance(node, ast.Name) and node.id in ("sql_str", "sql_list"):
+                pytest.fail(f"{f.relative_to(SRC)}:{node.lineno} uses {node.id}: say it with ports.Where")
+
+
+def test_the_architecture_file_names_every_folder_of_the_package() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    folders = sorted(p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    modules = sorted(p.stem for p in SRC.glob("*.py") if not p.stem.startswith("__"))
+    missing = [f"{name}/" for name in folders if f"`{name}/`" not in text]
+    missing += [f"{name}.py" for name in modules if f"`{name}.py`" not in text]
+    assert not missing, f"ARCHITECTURE.md does not say what these are for: {missing}"
+
+
+def test_the_server_module_imports_no_heavy_dependency_at_start_up() -> None:
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse((SRC / "server" / "app.py").read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
-    return found
-
-
-@pytest.mark.parametrize("name", DOMAIN)
-def test_domain_modules_do_not_import_edge_dependencies(name: str) -> None:
-    target = SRC / name
-    files = [target] if target.is_file() else sorted(target.rglob("*.py"))
-    for f in files:
-        assert not imports(f) & FORBIDDEN, f"{f.relative_to(SRC)} imports {imports(f) & FORBIDDEN}"
-
-
-def test_the_server_module_imports_no_heavy_dependency_at_start_up() -> None:
-    assert not imports(SRC / "server" / "app.py") & {"lancedb", "fastembed", "anthropic", "pyarrow", "numpy"}
-
-
-def test_no_module_grows_past_the_style_limit() -> None:
-    # A tripwire, not the rule: STYLE says a big module is fine when it is one concept (the store adapter,
-    # the sanitizer); 400 lines drove splits the tree could not explain. Import contracts (issue 21) are
-    # meant to replace this test.
-    for f in SRC.rglob("*.py"):
-        assert len(f.read_text(encoding="utf-8").splitlines()) <= 600, f
+    assert not found & {"lancedb", "fastembed", "anthropic", "pyarrow", "numpy"}

@@ -11,34 +11,15 @@ import json
 import logging
 import sys
 import time
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import IO, Any
 
 from ..config import Settings
+from .logs import MAX_STDIN, logger
 
 HANDLED = ("SessionEnd", "PreCompact")
 CONTEXT = ("SessionStart", "UserPromptSubmit")
-MAX_STDIN = 1_000_000
 HELPER_WAIT = 8.0  # seconds the first context hook waits for the helper it started (model load)
-
-
-def logger(settings: Settings) -> logging.Logger:
-    log = logging.getLogger("memx_mcp.hook")
-    folder = settings.home / "logs"
-    target = str((folder / "hook.log").absolute())
-    files = [h for h in log.handlers if isinstance(h, RotatingFileHandler)]
-    for old in (h for h in files if h.baseFilename != target):
-        log.removeHandler(old)  # another data folder in the same process (the helper, tests): log to this one
-        old.close()
-    if not any(h.baseFilename == target for h in files):
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handler = RotatingFileHandler(folder / "hook.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-        log.propagate = False
-    return log
 
 
 def _context(settings: Settings, payload: dict[str, Any], log: logging.Logger) -> str:

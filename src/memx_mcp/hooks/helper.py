@@ -297,7 +297,7 @@ def _left_behind(state: Path) -> None:
 def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
     from ..compose import file_lock, open_memory, private_files
     from ..domain.errors import StoreError
-    from .claude_code import logger
+    from .logs import logger
 
     private_files()
     log = logger(settings)

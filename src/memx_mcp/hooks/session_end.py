@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..config import Settings
-from .claude_code import MAX_STDIN, logger
+from .logs import MAX_STDIN, logger
 
 EVENTS = {
     "cursor": ("stop", "sessionEnd"),

@@ -12,16 +12,23 @@ microsecond times). It is used under the store's write lock, which it does not t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from ...domain.models import Bullet, Conflict, Status
+from ...ports import WriteTarget
 from .rows import as_stored
 from .vectors import VectorIndex, nearest, quantize, unit
 
-if TYPE_CHECKING:
-    from .lance import LanceStore
+
+class _Table(WriteTarget, Protocol):
+    """What a staged batch needs of the store it commits to (``LanceStore``)."""
+
+    def get(self, ids: Sequence[str]) -> list[Bullet]: ...
+
+    def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None: ...
+
 
 _PREFETCH = 12  # neighbour rows read ahead per record (a write asks for 10)
 _BLOCK_ROWS = 8192  # rows widened to float32 at a time when reading ahead (12 MB at 384 dimensions)
@@ -127,7 +134,7 @@ class StagedWrite:
     """The write target a batch curates against (the same methods the Curator's write path calls on the
     store); ``commit`` stores what it holds."""
 
-    def __init__(self, store: LanceStore, vectors: StagedVectors) -> None:
+    def __init__(self, store: _Table, vectors: StagedVectors) -> None:
         self._store = store
         self._vectors = vectors
         self._pending: dict[str, Bullet] = {}  # in the order of each bullet's last write
