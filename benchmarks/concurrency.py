@@ -37,7 +37,7 @@ def worker(home: str, n: int, seconds: float, texts: list[str], out: multiproces
     from memx_mcp.config import Settings
 
     memory = open_memory(Settings(home=Path(home), scope="project:load"), cwd=Path(home))
-    memory.embedder.get(120.0)
+    memory.deps.embedder.get(120.0)
     out.put(("ready", n, 0.0, ""))
     start = time.monotonic()
     i = 0

@@ -18,7 +18,6 @@ from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
 from memx_mcp.text.tokenize import query_terms
-from memx_mcp.usecases import maintenance
 
 WORK = Path(__file__).parent / ".work"
 
@@ -58,7 +57,7 @@ def fresh_memory(defer_reinforcement: bool = False, **settings: Any) -> Memory:
     atexit.register(shutil.rmtree, home, ignore_errors=True)  # a 100k store takes ~1 GB
     (home / "models").symlink_to(_model_cache())  # share the checked model copy between runs
     memory = open_memory(Settings(home=home, **settings), cwd=home, defer_reinforcement=defer_reinforcement)
-    memory.embedder.get(120.0)
+    memory.deps.embedder.get(120.0)
     return memory
 
 
@@ -92,7 +91,7 @@ def bullet_record(bullet_id: str, content: str, scope: str) -> dict[str, Any]:
 def load(memory: Memory, records: Iterable[dict[str, Any]]) -> float:
     """Import records (each with an id: restored as they are, embedded in batches). Returns seconds."""
     start = time.perf_counter()
-    result = maintenance.import_records(memory, (json.dumps(r, ensure_ascii=False) for r in records))
+    result = memory.import_records(json.dumps(r, ensure_ascii=False) for r in records)
     assert not result.errors, result.errors[:3]
     memory.store.optimize()
     return time.perf_counter() - start
@@ -133,7 +132,7 @@ def bm25(memory: Memory, query: str, scopes: Sequence[str], k: int) -> list[str]
 
 def vector(memory: Memory, query: str, scopes: Sequence[str], k: int) -> list[str]:
     """Cosine over the model's vectors (the question embedded as a query), alone."""
-    embedder = memory.embedder.get(60.0)
+    embedder = memory.deps.embedder.get(60.0)
     assert embedder is not None
     return [b.id for b in memory.store.vector_candidates(embedder.embed_queries([query])[0], scopes, k)]
 

@@ -26,7 +26,6 @@ from typing import Any
 
 from harness import fresh_memory
 from memx_mcp.memory import Memory
-from memx_mcp.usecases import maintenance
 
 SERVICES = (
     "billing api, checkout, search indexer, auth gateway, notifications worker, reporting job, admin panel, "
@@ -217,7 +216,7 @@ def state(memory: Memory) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
 
 def run(lines: list[str], prefill: list[str], one_by_one: bool) -> dict[str, Any]:
     memory = fresh_memory(scope="project:bench")
-    maintenance.import_records(memory, prefill)
+    memory.import_records(prefill)
     before = Counter(c[2] for c in state(memory)[1])
     embedding = [0.0]
     embed = memory.embed_texts
@@ -232,7 +231,7 @@ def run(lines: list[str], prefill: list[str], one_by_one: bool) -> dict[str, Any
     memory.embed_texts = timed  # type: ignore[method-assign]
     load = os.getloadavg()[0]
     cpu, start = time.process_time(), time.perf_counter()
-    result = maintenance.import_records(memory, lines, one_by_one=one_by_one)
+    result = memory.import_records(lines, one_by_one=one_by_one)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert not result.errors, result.errors[:3]
     kept, conflicts = state(memory)

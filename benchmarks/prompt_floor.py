@@ -58,7 +58,7 @@ def main() -> None:
     try:
         memory = open_memory(load_settings(home=home, scope="project:app"), cwd=home)
         for path in SESSIONS:
-            reflect(memory, read_transcript(path), path=path, mode="rules", scope="project:app")
+            reflect(memory.deps, read_transcript(path), path=path, mode="rules", scope="project:app")
         ids = {f["fact"]: memory.remember(f["fact"], scope="project:app").bullet.id for f in facts}
         print(f"store: {memory.store.count()} bullets ({len(SESSIONS)} reflected sessions + {len(facts)} facts)")
         split: dict[str, tuple[list[tuple[str, list[tuple[str, float]]]], list[list[tuple[str, float]]]]] = {}

@@ -69,7 +69,7 @@ def percentiles(values: list[float]) -> str:
 
 def build(size: int) -> tuple[Memory, list[str]]:
     memory = fresh_memory(defer_reinforcement=True)  # as the MCP server runs it
-    embedder = memory.embedder.get(60)
+    embedder = memory.deps.embedder.get(60)
     pool_texts = texts(min(size, 2000), seed=1)
     pool = np.asarray(embedder.embed(pool_texts), dtype=np.float32)
     rng = np.random.default_rng(0)

@@ -145,7 +145,7 @@ import json, sys
 from memx_mcp.compose import open_memory
 from memx_mcp.config import load_settings
 memory = open_memory(load_settings(), cwd=None)
-memory.embedder.get(60)
+memory.deps.embedder.get(60)
 print("ready", flush=True)
 for text in json.loads(sys.argv[1]):
     r = memory.remember(text, scope="project:crash")

@@ -57,7 +57,7 @@ def test_empty_and_blank_text_give_no_sentence() -> None:
 
 
 def test_reflector_prose_bullets_keep_the_file_name_they_name() -> None:
-    from memx_mcp.engine.reflector.rules import detect
+    from memx_mcp.engine.reflector.detect import detect
     from memx_mcp.engine.reflector.transcript import parse_transcript
 
     text = "User: the TS2307 error is gone, the fix was to add paths to tsconfig.json. Now it compiles."

@@ -15,7 +15,6 @@ from memx_mcp.config import Settings
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section, Status
 from memx_mcp.memory import Memory
 from memx_mcp.ports import ReadyEmbedder
-from memx_mcp.usecases import maintenance
 
 from ..conftest import MODEL, T0, Clock
 
@@ -100,17 +99,17 @@ def test_a_near_duplicate_inside_one_file_merges_as_one_write_at_a_time_would(
     memory: Memory, tmp_path: Path, embedder: FastEmbedEmbedder
 ) -> None:
     lines = lines_of(["The staging database lives in eu-west-1", PARALLEL, PARALLEL_AGAIN])
-    batched = maintenance.import_records(memory, lines)
+    batched = memory.import_records(lines)
     assert (batched.inserted, batched.merged) == (2, 1)
     (merged,) = [b for b in memory.store.all_bullets() if "pytest" in b.content]
     assert merged.recall_count == 1  # the second record counted as a reinforcement of the first
     reference = another_memory(tmp_path, "reference", embedder)
-    maintenance.import_records(reference, lines, one_by_one=True)
+    reference.import_records(lines, one_by_one=True)
     assert state(memory) == state(reference)
 
 
 def test_a_contradicting_pair_inside_one_file_is_flagged(memory: Memory) -> None:
-    result = maintenance.import_records(memory, lines_of([REDIS_A, "Lint with ruff before pushing", REDIS_B]))
+    result = memory.import_records(lines_of([REDIS_A, "Lint with ruff before pushing", REDIS_B]))
     assert (result.inserted, result.merged) == (3, 0)
     (view,) = memory.list_conflicts()
     assert {view.a.content, view.b.content} == {REDIS_A, REDIS_B}
@@ -122,11 +121,11 @@ def test_a_bad_line_in_the_middle_is_reported_by_number_and_loses_nothing_else(
 ) -> None:
     good = mixed(120, seed=3)
     lines = [*good[:70], '{"content": "bad confidence", "confidence": "high"}', *good[70:]]
-    result = maintenance.import_records(memory, lines, batch=32)
+    result = memory.import_records(lines, batch=32)
     assert result.errors == ["line 71: confidence must be a number, not str"]
     assert result.inserted + result.merged == 120
     reference = another_memory(tmp_path, "reference", embedder)
-    maintenance.import_records(reference, good, batch=32, one_by_one=True)
+    reference.import_records(good, batch=32, one_by_one=True)
     assert state(memory) == state(reference)
 
 
@@ -136,9 +135,9 @@ def test_batched_and_one_by_one_imports_leave_the_same_bullets_and_conflicts(
     prefill, lines = mixed(40, seed=1), mixed(300, seed=2)
     reference = another_memory(tmp_path, "reference", embedder)
     for m in (memory, reference):
-        maintenance.import_records(m, prefill)
-    batched = maintenance.import_records(memory, lines, batch=64)
-    one_by_one = maintenance.import_records(reference, lines, batch=64, one_by_one=True)
+        m.import_records(prefill)
+    batched = memory.import_records(lines, batch=64)
+    one_by_one = reference.import_records(lines, batch=64, one_by_one=True)
     assert batched == one_by_one
     assert batched.merged > 20 and batched.inserted > 100  # the set holds both kinds of decision
     kept, conflicts = state(memory)
@@ -147,7 +146,7 @@ def test_batched_and_one_by_one_imports_leave_the_same_bullets_and_conflicts(
 
 
 def test_after_a_batch_the_in_memory_copy_matches_the_table(memory: Memory, settings: Settings) -> None:
-    maintenance.import_records(memory, mixed(150, seed=4), batch=50)
+    memory.import_records(mixed(150, seed=4), batch=50)
     probe = memory.embed_texts(["Set the request timeout of the ledger to 30 seconds"])[0]
     assert probe is not None
     reopened = LanceStore(settings.home / "store", MODEL, 384)  # its copy is read from the table
@@ -184,5 +183,5 @@ def test_a_staged_bullet_reads_back_as_the_table_gives_it() -> None:
 def test_import_progress_counts_lines_up_to_the_total(memory: Memory) -> None:
     seen: list[tuple[int, int]] = []
     lines = mixed(70, seed=5)
-    maintenance.import_records(memory, lines, batch=30, progress=lambda done, total: seen.append((done, total)))
+    memory.import_records(lines, batch=30, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(30, 70), (60, 70), (70, 70)]

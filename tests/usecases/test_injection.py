@@ -14,10 +14,10 @@ import pytest
 
 from memx_mcp.engine.retrieval.budget import estimate_tokens
 from memx_mcp.memory import Memory
+from memx_mcp.text.language import language
 from memx_mcp.usecases.injection import (
     inject,
     injection_counts,
-    language,
     prompt_context,
     seen_in_session,
     session_context,
@@ -42,20 +42,20 @@ def test_session_start_block_lists_the_project_and_fits_the_budget(memory: Memor
         memory.remember(fact)
     for _ in range(3):
         memory.recall("redis connection pool")
-    text, ids = session_context(memory, budget=800)
+    text, ids = session_context(memory.deps, budget=800)
     lines = text.splitlines()
     assert lines[0].startswith("memx: what this project has learned (project:demo")
     assert lines[1] == f"- {REDIS}"  # the most recalled first
     assert len(ids) == 4 and estimate_tokens(text) <= 800
-    small, few = session_context(memory, budget=40)
+    small, few = session_context(memory.deps, budget=40)
     assert estimate_tokens(small) <= 40 and 0 < len(few) < 4
 
 
 def test_session_start_names_open_contradictions_and_is_silent_on_an_empty_store(memory: Memory) -> None:
-    assert session_context(memory, 800) == ("", [])
+    assert session_context(memory.deps, 800) == ("", [])
     memory.remember("A Redis pool of 10 connections is enough")
     memory.remember("Redis is only stable with a pool of 50 connections or more")
-    text, _ = session_context(memory, 800)
+    text, _ = session_context(memory.deps, 800)
     assert "Open contradictions" in text and "<>" in text
 
 
@@ -64,7 +64,7 @@ def test_headings_follow_the_language_of_the_bullets(memory: Memory) -> None:
     assert language(["用 pytest-xdist 并行运行测试", "Redis 连接池设为 50"]) == "zh"
     assert language(["use pytest -n auto"]) == "en"
     memory.remember("测试太慢时，用 pytest -n auto 并行运行整个测试套件")
-    text, _ = session_context(memory, 800)
+    text, _ = session_context(memory.deps, 800)
     assert text.startswith("memx：本项目积累的知识")
 
 
@@ -72,21 +72,21 @@ def test_a_prompt_gets_relevant_bullets_once_per_session_and_unrelated_ones_noth
     for fact in FACTS:
         memory.remember(fact)
     floor = memory.settings.inject_min_relevance
-    text, ids = prompt_context(memory, "redis keeps dropping connections", set(), 400, floor)
+    text, ids = prompt_context(memory.deps, "redis keeps dropping connections", set(), 400, floor)
     assert text.startswith("memx: relevant memory for this prompt:") and REDIS in text
-    assert prompt_context(memory, "redis keeps dropping connections", set(ids), 400, floor) == ("", [])
+    assert prompt_context(memory.deps, "redis keeps dropping connections", set(ids), 400, floor) == ("", [])
     for prompt in UNRELATED:
-        assert prompt_context(memory, prompt, set(), 400, floor) == ("", []), prompt
+        assert prompt_context(memory.deps, prompt, set(), 400, floor) == ("", []), prompt
 
 
 def test_what_is_injected_counts_as_a_recall_and_is_logged(memory: Memory) -> None:
     b = memory.remember(REDIS).bullet
     payload = {"hook_event_name": "UserPromptSubmit", "prompt": "redis drops connections", "session_id": "s-9"}
-    assert REDIS in inject(memory, payload)
+    assert REDIS in inject(memory.deps, payload)
     assert memory.store.get([b.id])[0].recall_count == 1
     assert seen_in_session(memory.settings, "s-9") == {b.id}
-    assert inject(memory, payload) == ""  # shown already in this session
-    assert inject(memory, {**payload, "prompt": "write a haiku"}) == ""
+    assert inject(memory.deps, payload) == ""  # shown already in this session
+    assert inject(memory.deps, {**payload, "prompt": "write a haiku"}) == ""
     counts = injection_counts(memory.settings)
     assert counts == {"UserPromptSubmit runs": 3, "UserPromptSubmit found": 1}
     assert "s-9" not in "".join(p.name for p in (memory.settings.home / "state").rglob("*"))

@@ -9,7 +9,6 @@ import pytest
 from memx_mcp.domain.errors import InvalidInputError, NotFoundError
 from memx_mcp.domain.models import Status
 from memx_mcp.memory import Memory
-from memx_mcp.usecases import maintenance
 
 from ..conftest import Clock
 
@@ -21,26 +20,26 @@ def test_resolving_keep_b_archives_a(memory: Memory) -> None:
     a = memory.remember(REDIS_A).bullet
     b = memory.remember(REDIS_B).bullet
     (view,) = memory.list_conflicts()
-    maintenance.resolve_conflict(memory, view.conflict.id, "b")
+    memory.resolve_conflict(view.conflict.id, "b")
     assert memory.store.get([a.id])[0].status is Status.ARCHIVED
     assert memory.store.get([b.id])[0].status is Status.ACTIVE
     assert memory.list_conflicts() == []
     with pytest.raises(InvalidInputError, match="already resolved"):
-        maintenance.resolve_conflict(memory, view.conflict.id, "a")
+        memory.resolve_conflict(view.conflict.id, "a")
 
 
 def test_resolving_by_merge_keeps_one_bullet_saying_both(memory: Memory) -> None:
     memory.remember(REDIS_A)
     memory.remember(REDIS_B)
     (view,) = memory.list_conflicts()
-    _, merged = maintenance.resolve_conflict(memory, view.conflict.id, "merge")
+    _, merged = memory.resolve_conflict(view.conflict.id, "merge")
     assert merged is not None and "10" in merged.content and "50" in merged.content
     assert memory.stats().active == 1
 
 
 def test_resolving_an_unknown_conflict_is_not_found(memory: Memory) -> None:
     with pytest.raises(NotFoundError):
-        maintenance.resolve_conflict(memory, "c_nope", "a")
+        memory.resolve_conflict("c_nope", "a")
 
 
 def test_a_scan_finds_contradictions_imported_without_curation_and_records_them_once(memory: Memory) -> None:
@@ -48,13 +47,13 @@ def test_a_scan_finds_contradictions_imported_without_curation_and_records_them_
         json.dumps({"id": f"b_{i}", "content": text, "scope": "project:demo"})
         for i, text in enumerate([REDIS_A, REDIS_B, "The staging database lives in eu-west-1"])
     ]
-    maintenance.import_records(memory, lines)
+    memory.import_records(lines)
     assert memory.list_conflicts() == []  # restored records skip the Curator
     seen: list[tuple[int, int]] = []
-    found = maintenance.scan_conflicts(memory, progress=lambda done, total: seen.append((done, total)))
+    found = memory.scan_conflicts(progress=lambda done, total: seen.append((done, total)))
     assert [(c.kind, {c.a_id, c.b_id}) for c in found] == [("contradiction", {"b_0", "b_1"})]
     assert seen[0] == (0, 3) and seen[-1] == (3, 3)
-    assert maintenance.scan_conflicts(memory) == []
+    assert memory.scan_conflicts() == []
 
 
 def test_gc_archives_only_what_decayed_below_two_percent_and_purge_erases_only_archived(
@@ -63,12 +62,12 @@ def test_gc_archives_only_what_decayed_below_two_percent_and_purge_erases_only_a
     old = memory.remember("The staging database lives in eu-west-1").bullet
     clock.advance(days=200)
     young = memory.remember("Use ruff to lint the code").bullet
-    dry = maintenance.gc(memory, dry_run=True)
+    dry = memory.gc(dry_run=True)
     assert dry.archived == [old.id] and memory.store.get([old.id])[0].status is Status.ACTIVE
-    done = maintenance.gc(memory)
+    done = memory.gc()
     assert done.archived == [old.id] and done.active_left == 1
     assert memory.recall("staging database region").hits == ()
-    purged = maintenance.gc(memory, purge=True)
+    purged = memory.gc(purge=True)
     assert purged.purged == [old.id] and memory.store.get([old.id]) == []
     assert memory.store.get([young.id])[0].status is Status.ACTIVE
 
@@ -77,17 +76,17 @@ def test_often_recalled_old_bullets_survive_gc(memory: Memory, clock: Clock) -> 
     b = memory.remember("The staging database lives in eu-west-1").bullet
     memory.store.upsert([b.with_changes(recall_count=15)])
     clock.advance(days=400)
-    assert maintenance.gc(memory).archived == []
+    assert memory.gc().archived == []
 
 
 def test_restore_brings_an_archived_bullet_back_into_recall(memory: Memory, clock: Clock) -> None:
     b = memory.remember("The staging database lives in eu-west-1").bullet
     clock.advance(days=200)
-    maintenance.gc(memory)
-    restored, missing = maintenance.restore(memory, [b.id, "b_nope"])
+    memory.gc()
+    restored, missing = memory.restore([b.id, "b_nope"])
     assert restored == [b.id] and missing == ["b_nope"]
     assert memory.recall("staging database region").hits[0].bullet.id == b.id
-    assert maintenance.gc(memory).archived == []  # restored knowledge starts a new life
+    assert memory.gc().archived == []  # restored knowledge starts a new life
 
 
 def test_export_then_import_round_trips_every_field_and_is_idempotent(memory: Memory, clock: Clock) -> None:
@@ -95,13 +94,13 @@ def test_export_then_import_round_trips_every_field_and_is_idempotent(memory: Me
     clock.advance(days=3)
     memory.remember(REDIS_A, scope="global")
     memory.recall("pytest parallel")
-    exported = list(maintenance.export(memory, vectors=True))
+    exported = list(memory.export(vectors=True))
     for b in memory.store.all_bullets():
         memory.store.delete([b.id])
-    first = maintenance.import_records(memory, [json.dumps(r) for r in exported])
+    first = memory.import_records([json.dumps(r) for r in exported])
     assert first.restored == 2 and first.errors == []
-    assert list(maintenance.export(memory, vectors=True)) == exported
-    again = maintenance.import_records(memory, [json.dumps(r) for r in exported])
+    assert list(memory.export(vectors=True)) == exported
+    again = memory.import_records([json.dumps(r) for r in exported])
     assert (again.restored, again.skipped_existing) == (0, 2)
 
 
@@ -111,7 +110,7 @@ def test_import_with_timestamps_builds_an_aged_store(memory: Memory, clock: Cloc
         "created_at": "2025-06-01T00:00:00+00:00",
         "recall_count": 3,
     }
-    result = maintenance.import_records(memory, [json.dumps(record)])
+    result = memory.import_records([json.dumps(record)])
     assert result.inserted == 1
     (b,) = memory.store.all_bullets()
     assert b.created_at.year == 2025 and b.recall_count == 3 and b.vector is not None
@@ -120,18 +119,18 @@ def test_import_with_timestamps_builds_an_aged_store(memory: Memory, clock: Cloc
 def test_import_without_ids_goes_through_the_curator(memory: Memory) -> None:
     memory.remember("Use pytest -n auto (pytest-xdist) to run the suite in parallel")
     line = json.dumps({"content": "Run the suite in parallel with pytest -n auto; it needs pytest-xdist"})
-    assert maintenance.import_records(memory, [line]).merged == 1
+    assert memory.import_records([line]).merged == 1
 
 
 def test_bad_import_lines_are_reported_and_skipped(memory: Memory) -> None:
     lines = ["{not json", json.dumps({"content": ""}), json.dumps([1]), json.dumps({"content": "ok fact here"})]
-    result = maintenance.import_records(memory, lines)
+    result = memory.import_records(lines)
     assert result.inserted == 1 and len(result.errors) == 3
     assert result.errors[0].startswith("line 1:")
 
 
 def test_merge_content_combines_both_texts_deterministically(memory: Memory) -> None:
-    memory.curator_params = memory.curator_params.__class__(strategy="merge_content")
+    memory.deps.curator = memory.deps.curator.__class__(strategy="merge_content")
     memory.settings = memory.settings.replace(reflector_mode="rules")
     first = memory.remember("Run the suite in parallel with `pytest -n auto`.")
     merged = memory.remember("Run the suite in parallel with `pytest -n auto`. It needs pytest-xdist.")
@@ -144,7 +143,7 @@ def test_merge_content_uses_the_llm_when_available_and_falls_back_when_not(
 ) -> None:
     from ..messages_api import MessagesAPI
 
-    memory.curator_params = memory.curator_params.__class__(strategy="merge_content")
+    memory.deps.curator = memory.deps.curator.__class__(strategy="merge_content")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "loopback")
     with MessagesAPI("keep").running() as api:
         memory.settings = memory.settings.replace(reflector_mode="hybrid", llm_base_url=api.url)
@@ -185,7 +184,7 @@ def test_each_bad_record_is_refused_by_line_with_its_reason_and_the_rest_importe
         json.dumps({"content": "Escape \x1b]52;c;ZXZpbA==\x07 stripped: run make lint before pushing"}),
     ]
     lines = [good[0], *(line for line, _ in BAD_RECORDS), good[1]]
-    result = maintenance.import_records(memory, lines)
+    result = memory.import_records(lines)
     assert result.inserted == 2 and len(result.errors) == len(BAD_RECORDS)
     for n, (error, (_, reason)) in enumerate(zip(result.errors, BAD_RECORDS, strict=True), 2):
         assert error.startswith(f"line {n}: ") and reason in error, error

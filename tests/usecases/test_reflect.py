@@ -23,16 +23,16 @@ SESSION = DATA / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 
 
 def test_reflecting_the_same_session_twice_adds_nothing_the_second_time(memory: Memory) -> None:
-    first = reflect(memory, read_transcript(SESSION), path=SESSION, mode="rules")
+    first = reflect(memory.deps, read_transcript(SESSION), path=SESSION, mode="rules")
     assert first.stored and all(s.action != "merged" for s in first.stored)
     count = memory.stats().active
-    second = reflect(memory, read_transcript(SESSION), path=SESSION, mode="rules")
+    second = reflect(memory.deps, read_transcript(SESSION), path=SESSION, mode="rules")
     assert second.start_step == first.report.steps and second.stored == []
     assert memory.stats().active == count
 
 
 def test_a_dry_run_stores_nothing_and_reports_section_type_score_rule_and_step(memory: Memory) -> None:
-    result = reflect(memory, read_transcript(SESSION), path=SESSION, mode="rules", dry_run=True)
+    result = reflect(memory.deps, read_transcript(SESSION), path=SESSION, mode="rules", dry_run=True)
     assert result.report.bullets and memory.stats().total == 0
     b = result.report.bullets[0]
     assert b.section and b.knowledge_type and b.score > 0 and b.rule.endswith("Rule") and b.step >= 0
@@ -40,8 +40,8 @@ def test_a_dry_run_stores_nothing_and_reports_section_type_score_rule_and_step(m
 
 def test_without_state_the_curator_still_merges_a_repeat(memory: Memory) -> None:
     text = read_transcript(SESSION)
-    reflect(memory, text, mode="rules", session_key="a")
-    again = reflect(memory, text, mode="rules", session_key="b")
+    reflect(memory.deps, text, mode="rules", session_key="a")
+    again = reflect(memory.deps, text, mode="rules", session_key="b")
     assert again.stored and all(s.action == "merged" for s in again.stored)
 
 
@@ -51,7 +51,7 @@ def test_a_secret_in_a_transcript_never_reaches_the_store(memory: Memory, settin
         f"User: the deploy failed with Error: 401 unauthorized\nAssistant: fixed it by exporting "
         f"ANTHROPIC_API_KEY={secret} in .env, works now."
     )
-    result = reflect(memory, text, mode="rules")
+    result = reflect(memory.deps, text, mode="rules")
     assert result.stored
     leaked = [p for p in settings.home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert leaked == []
@@ -62,7 +62,7 @@ def test_a_password_seen_in_a_url_is_masked_where_a_bullet_repeats_it_bare(memor
         "User: psql postgres://admin:Qz8-horse-Battery@db/app fails with Error: password authentication failed\n"
         "Assistant: fixed it by resetting the role to Qz8-horse-Battery again, works now."
     )
-    result = reflect(memory, text, mode="rules", dry_run=True)
+    result = reflect(memory.deps, text, mode="rules", dry_run=True)
     assert result.report.bullets
     assert not any("Qz8-horse-Battery" in b.content for b in result.report.bullets)
     assert any("[REDACTED:url_credentials]" in b.content for b in result.report.bullets)
@@ -103,12 +103,12 @@ def test_a_transcript_claiming_another_sessions_id_does_not_mark_that_session(me
     )
     elsewhere = tmp_path / "other.jsonl"
     elsewhere.write_text(text)
-    reflect(memory, text, mode="rules")
-    reflect(memory, text, path=elsewhere, mode="rules")
+    reflect(memory.deps, text, mode="rules")
+    reflect(memory.deps, text, path=elsewhere, mode="rules")
     assert memory.store.reflected_upto(f"session:{victim}") == 0
     named = tmp_path / f"{victim}.jsonl"  # as Claude Code names its files: the id is the file's
     named.write_text(text)
-    reflect(memory, text, path=named, mode="rules")
+    reflect(memory.deps, text, path=named, mode="rules")
     assert memory.store.reflected_upto(f"session:{victim}") == 2
 
 

@@ -265,7 +265,7 @@ def fill_big_store(memory: Memory, n: int = 2_200) -> None:
         memory.remember(fact, origin=f"session {LONG_PATH}/transcript.jsonl", source="reflector:rule-pitfall")
     memory.remember("A Redis pool of 10 connections is enough")
     memory.remember("Redis is only stable with a pool of 50 connections or more")
-    now = memory.clock()
+    now = memory.now()
     sections, types = list(Section), list(KnowledgeType)
     # every bullet of a real store has its embedding; unit vectors stand in for them (this is about paging)
     import numpy as np
@@ -364,7 +364,7 @@ def test_the_detail_is_a_dialog_driven_by_the_keyboard(ui: UiServer, memory: Mem
     fill_big_store(memory, n=50)
     memory.recall("migration fails lock file")  # a recall to show in the provenance
     browser.get(ui.url)
-    target = memory.store.find_content(memory.sanitizer.mask(LONG_FACTS[0]), "project:demo")
+    target = memory.store.find_content(memory.deps.sanitizer.mask(LONG_FACTS[0]), "project:demo")
     assert target is not None
     row = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#bullets tr[data-id='{target.id}']"))[0]
     row.send_keys(Keys.ENTER)
@@ -432,9 +432,8 @@ def test_the_first_page_of_two_thousand_bullets_loads_in_under_300_ms(
 
 
 def maintenance_dry_run(memory: Memory) -> int:
-    from memx_mcp.usecases import maintenance
 
-    return len(maintenance.gc(memory, dry_run=True).archived)
+    return len(memory.gc(dry_run=True).archived)
 
 
 @pytest.fixture

@@ -153,7 +153,3 @@ class LazyEmbedder:
     def peek(self) -> Embedder | None:
         """The embedder if it has loaded already; never starts or waits for a load."""
         return self._embedder if self._done.is_set() else None
-
-    @property
-    def loaded(self) -> bool:
-        return self._done.is_set() and self._embedder is not None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
-def main() -> None:
+
+def main(argv: Sequence[str] | None = None) -> int:
     """The ``memx`` script (``memx_mcp.cli:main``, the name installed scripts and client configurations
     keep)."""
     from .app import main as run
 
-    run()
+    return run(argv)

@@ -1,4 +1,4 @@
-"""Checks on what callers send: limits, empty and binary text, control characters, the language of a query."""
+"""Checks on what callers send: limits, empty and binary text, control characters."""
 
 from __future__ import annotations
 
@@ -6,11 +6,23 @@ import re
 
 from .errors import InvalidInputError
 
+# Every door's limits, defined once: the MCP tools' schemas, the CLI and the write path use these.
 MAX_CONTENT_CHARS = 4000
 MAX_QUERY_CHARS = 2000
 MAX_RESULTS_CAP = 50
 TOKEN_BUDGET_CAP = 50_000
 MAX_IDS = 200
+MAX_ID_CHARS = 100
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_TERMS = 50  # tools, entities
+MAX_TERM_CHARS = 100
+MAX_SOURCE_CHARS = 100
+MAX_ORIGIN_CHARS = 500
+MAX_RECALLS = 10**9
+MAX_SCOPE_CHARS = 300
+MAX_PATH_CHARS = 4096
+MAX_TRANSCRIPT_CHARS = 5_000_000  # a transcript sent inline (a file may be larger: ``reflect.MAX_TRANSCRIPT_BYTES``)
 # C0 and C1 controls and DEL. ESC, OSC 52 (the clipboard) and cursor moves would reach a terminal that prints
 # the text; \n and \t are kept where text may span lines.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -20,13 +32,6 @@ _INVISIBLE = re.compile(
     r"[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]+"
 )
-
-
-def mostly_cjk(text: str) -> bool:
-    from ..text.tokenize import cjk_char_count
-
-    letters = sum(1 for c in text if c.isalnum())
-    return letters > 0 and cjk_char_count(text) / letters > 0.5
 
 
 def is_blank(text: str) -> bool:

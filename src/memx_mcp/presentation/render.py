@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from ..text.clip import one_line as _clip
 from .schemas import BulletOut, ConflictsOut, ForgetOut, ListOut, RecallOut, ReflectOut, RememberOut, StatsOut
 
 M = TypeVar("M", bound=BaseModel)
@@ -44,11 +45,6 @@ def printable(model: M) -> M:
 def _c(text: str, code: str) -> str:
     """``text`` in an ANSI style (1 bold, 2 dim, 31 red, 32 green, 33 yellow, 36 cyan) on a terminal."""
     return f"\033[{code}m{text}\033[0m" if _COLOR else text
-
-
-def _clip(text: str, width: int) -> str:
-    one_line = " ".join(text.split())
-    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
 
 
 def remember_text(r: RememberOut) -> str:

@@ -10,7 +10,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,9 +26,21 @@ from pydantic import BaseModel, Field, ValidationError
 from .. import __version__
 from ..config import Settings, load_settings
 from ..domain.errors import MemxError
+from ..domain.inputs import (
+    MAX_CONTENT_CHARS,
+    MAX_ID_CHARS,
+    MAX_IDS,
+    MAX_PATH_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_RESULTS_CAP,
+    MAX_SCOPE_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TRANSCRIPT_CHARS,
+)
 from ..presentation import render
 from ..presentation.schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut, ResolveOut
-from .roots import ClientRoots
+from .handle import MemoryHandle
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -55,76 +66,6 @@ TERMINAL_HINT = """memx-mcp is memx's MCP server: it speaks JSON-RPC on stdin/st
   memx recall "…"            the same memory from the terminal
 Waiting for MCP messages on stdin; Ctrl-C stops.
 """
-
-
-class MemoryHandle:
-    """Opens Memory on a background thread so that start-up never waits for LanceDB or the model. An open
-    that failed (a damaged store being repaired, a full disk) is tried again by the next call, so the
-    server recovers without a restart."""
-
-    def __init__(self, settings: Settings, cwd: Path) -> None:
-        self.settings = settings
-        self._ready = threading.Event()
-        self._memory: Memory | None = None
-        self._error: BaseException | None = None
-        self._started = False
-        self.cwd = cwd
-        self.roots = ClientRoots()
-        self._reopen = threading.Lock()
-        self.settings = settings
-
-    def start(self) -> None:
-        if not self._started:
-            self._started = True
-            threading.Thread(target=self._open, name="memx-open", daemon=True).start()
-
-    def _open(self) -> None:
-        try:
-            self._memory = self._build(warm=True)
-        except BaseException as exc:
-            self._error = exc
-            if not sys.is_finalizing():  # stdin closed during start-up: nothing to report
-                log.error("cannot open the memory store: %s", exc)
-        finally:
-            self._ready.set()
-
-    def flush(self) -> None:
-        """Write what an open Memory still holds (deferred recall counts); never raises."""
-        if self._memory is not None:
-            try:
-                self._memory.flush()
-            except Exception as exc:
-                log.warning("could not write the pending recall counts: %s", exc)
-
-    def _build(self, warm: bool) -> Memory:
-        from ..compose import open_memory
-
-        return open_memory(self.settings, cwd=self.cwd, defer_reinforcement=True, warm=warm)
-
-    def get(self) -> Memory:
-        self.start()
-        self._ready.wait()
-        if self._memory is not None:
-            return self._memory
-        with self._reopen:  # calls arriving together open it once
-            if self._memory is None:
-                try:
-                    self._memory = self._build(warm=False)
-                except MemxError as exc:
-                    raise MemxError(f"the memory store could not be opened: {exc}") from exc
-                except Exception as exc:
-                    log.exception("cannot open the memory store")
-                    raise MemxError(f"the memory store could not be opened ({type(exc).__name__}: {exc})") from exc
-            return self._memory
-
-    def forget_damaged(self, error: BaseException) -> None:
-        """After damage was reported, the next call opens the store again (``memx repair`` may have
-        rebuilt it meanwhile) instead of keeping the broken tables."""
-        from ..domain.errors import StoreDamagedError
-
-        if isinstance(error, StoreDamagedError):
-            with self._reopen:
-                self._memory = None
 
 
 def _result(model: M, text: Callable[[M], str]) -> CallToolResult:
@@ -187,11 +128,18 @@ async def _run(
         raise ToolError(f"internal error ({type(exc).__name__}); see the server log on stderr") from exc
 
 
+Content = Annotated[
+    str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="one concise, self-contained bullet")
+]
+Tags = Annotated[list[Annotated[str, Field(max_length=MAX_TAG_CHARS)]] | None, Field(max_length=MAX_TAGS)]
+Ids = Annotated[list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] | None, Field(max_length=MAX_IDS)]
+ForgetQuery = Annotated[str | None, Field(max_length=MAX_QUERY_CHARS, description="forget what recall returns")]
+TranscriptText = Annotated[str | None, Field(max_length=MAX_TRANSCRIPT_CHARS, description="the transcript text")]
 Scope = Annotated[
     str | None,
     Field(
         default=None,
-        max_length=300,
+        max_length=MAX_SCOPE_CHARS,
         description="global, project:NAME, project:NAME/workspace:NAME or workspace:NAME; default: detected",
     ),
 ]
@@ -233,9 +181,12 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def remember(
         ctx: Context[Any, Any],
-        text: Annotated[str, Field(min_length=1, max_length=4000, description="one concise, self-contained bullet")],
+        text: Annotated[
+            str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="one concise, self-contained bullet")
+        ],
         scope: Scope = None,
-        tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=20)] | None = None,
+        tags: Annotated[list[Annotated[str, Field(max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)]
+        | None = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         """Store one piece of knowledge worth keeping across sessions (an error and its fix, a command that
         worked, a config value, a convention or preference). Near-duplicates are merged; possible
@@ -254,10 +205,10 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     async def recall(
         ctx: Context[Any, Any],
         query: Annotated[
-            str, Field(min_length=1, max_length=2000, description="what you are about to do or the error")
+            str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what you are about to do or the error")
         ],
         scope: Scope = None,
-        max_results: Annotated[int | None, Field(description="default 5, at most 50")] = None,
+        max_results: Annotated[int | None, Field(description=f"default 5, at most {MAX_RESULTS_CAP}")] = None,
         token_budget: Annotated[int | None, Field(description="default 2000 tokens")] = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         """Find what memx knows that is relevant to a task, an error or a question, in the current scope
@@ -301,8 +252,10 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def forget(
         ctx: Context[Any, Any],
-        ids: Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=200)] | None = None,
-        query: Annotated[str | None, Field(max_length=2000, description="forget what recall returns")] = None,
+        ids: Annotated[list[Annotated[str, Field(max_length=MAX_ID_CHARS)]], Field(max_length=MAX_IDS)] | None = None,
+        query: Annotated[
+            str | None, Field(max_length=MAX_QUERY_CHARS, description="forget what recall returns")
+        ] = None,
         confirm: Annotated[bool, Field(description="required to apply a query-based forget")] = False,
         purge: Annotated[bool, Field(description="erase instead of archive")] = False,
         scope: Scope = None,
@@ -325,7 +278,7 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def resolve_conflict(
         ctx: Context[Any, Any],
-        conflict_id: Annotated[str, Field(min_length=1, max_length=100)],
+        conflict_id: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)],
         keep: Annotated[Literal["a", "b", "both", "merge"], Field(description="a, b, both, or merge into a")],
     ) -> Annotated[CallToolResult, ResolveOut]:
         """Settle a conflict from list_conflicts: keep side a or b (the other is archived), keep both, or
@@ -347,11 +300,13 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def reflect(
         ctx: Context[Any, Any],
-        transcript: Annotated[str | None, Field(max_length=5_000_000, description="the transcript text")] = None,
+        transcript: Annotated[
+            str | None, Field(max_length=MAX_TRANSCRIPT_CHARS, description="the transcript text")
+        ] = None,
         path: Annotated[
             str | None,
             Field(
-                max_length=4096,
+                max_length=MAX_PATH_CHARS,
                 description="a transcript file in a client's session folder (~/.claude/projects, ~/.codex/sessions"
                 " …) or in the project's repository",
             ),

@@ -23,7 +23,7 @@ from ..domain.errors import MemxError, NotFoundError
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from .app import MemoryHandle
+    from .handle import MemoryHandle
 
 T = TypeVar("T")
 JSON = "application/json"

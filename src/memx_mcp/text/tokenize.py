@@ -13,7 +13,8 @@ _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\
 _CHUNK = re.compile(rf"[{_CJK_CHARS}]+|[^\s{_CJK_CHARS}]+")
 _CJK_RUN = re.compile(rf"^[{_CJK_CHARS}]+$")
 _PIECE = re.compile(r"\w+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# the words of an identifier: BetaCode20250825Param → Beta Code 20250825 Param
+CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _EDGE = "\"'`()[]{}<>,;:!?。、，：；！？「」『』（）"
 _CJK_CHAR = re.compile(rf"[{_CJK_CHARS}]")
 
@@ -31,7 +32,7 @@ def _code_parts(token: str) -> list[str]:
     parts: list[str] = []
     for piece in _PIECE.findall(token):
         snake = [s for s in piece.split("_") if s]
-        camel = [c for s in snake for c in _CAMEL.findall(s)]
+        camel = [c for s in snake for c in CAMEL_PARTS.findall(s)]
         parts.append(piece.lower())
         if len(snake) > 1:
             parts.extend(s.lower() for s in snake)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 import time
 from collections.abc import Sequence
 from datetime import timedelta
@@ -23,7 +22,7 @@ from ..domain.models import Bullet, KnowledgeType, Section
 from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
 from ..files import atomic_write
-from ..text.tokenize import cjk_char_count
+from ..text.language import language
 from .deps import Deps
 from .maintenance import list_conflicts
 from .recall import recall
@@ -43,21 +42,8 @@ HEADINGS = {
         "memx：このプロンプトに関連する記憶",
     ),
 }
-_KANA = re.compile(r"[\u3040-\u30ff]")
 RECENT_DAYS = 30
 MAX_LINE_CHARS = 300
-
-
-def language(texts: Sequence[str]) -> str:
-    """en, zh or ja: what most of ``texts`` are written in (kana marks Japanese)."""
-    votes = {"en": 0, "zh": 0, "ja": 0}
-    for text in texts:
-        letters = sum(c.isalnum() for c in text) or 1
-        if cjk_char_count(text) / letters > 0.3:
-            votes["ja" if _KANA.search(text) else "zh"] += 1
-        else:
-            votes["en"] += 1
-    return max(votes, key=lambda k: (votes[k], k == "en"))
 
 
 def _line(b: Bullet) -> str:

@@ -12,14 +12,14 @@ from typing import Any, Literal
 import numpy as np
 
 from ..domain.errors import EmbedderUnavailable, InvalidInputError, NotFoundError
-from ..domain.inputs import MAX_CONTENT_CHARS, MAX_IDS
+from ..domain.inputs import MAX_CONTENT_CHARS, MAX_IDS, MAX_TAGS
 from ..domain.models import Bullet, Conflict, ConflictView, ForgetResult, RememberResult, Stats, Status, new_id
 from ..engine import curator
 from ..engine.decay import decay_weight, is_archive_candidate
 from ..ports import ACTIVE, EVERY, Where
 from .deps import Deps
 from .recall import recall
-from .writes import MAX_TAGS, Checked, Draft, WriteHow
+from .writes import Checked, Draft, WriteHow
 from .writing import checked, write
 
 Keep = Literal["a", "b", "both", "merge"]

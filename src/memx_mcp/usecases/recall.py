@@ -10,10 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from ..domain.catalog import spec
-from ..domain.inputs import MAX_QUERY_CHARS, MAX_RESULTS_CAP, TOKEN_BUDGET_CAP, clamp, clean_text, mostly_cjk
+from ..domain.inputs import MAX_QUERY_CHARS, MAX_RESULTS_CAP, TOKEN_BUDGET_CAP, clamp, clean_text
 from ..domain.models import RecallResult
 from ..engine.retrieval import RecallRequest
 from ..engine.retrieval import recall as generate
+from ..text.language import mostly_cjk
 from .deps import Deps
 from .recalls import RecallRecorder
 

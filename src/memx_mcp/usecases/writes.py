@@ -16,19 +16,23 @@ from enum import StrEnum
 from typing import Literal, TypeVar
 
 from ..domain.errors import InvalidInputError
-from ..domain.inputs import MAX_CONTENT_CHARS, clean_line, clean_text
+from ..domain.inputs import (
+    MAX_CONTENT_CHARS,
+    MAX_ID_CHARS,
+    MAX_ORIGIN_CHARS,
+    MAX_RECALLS,
+    MAX_SOURCE_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TERM_CHARS,
+    MAX_TERMS,
+    clean_line,
+    clean_text,
+)
 from ..domain.models import Bullet, KnowledgeType, Section, Status, new_id
 from ..domain.scopes import Scope, parse_scope
 from ..engine.reflector import PrivacySanitizer, classify, extract_metadata, instructivity
 
-MAX_TAGS = 32
-MAX_TAG_CHARS = 64
-MAX_TERMS = 50  # tools, entities
-MAX_TERM_CHARS = 100
-MAX_SOURCE_CHARS = 100
-MAX_ORIGIN_CHARS = 500
-MAX_ID_CHARS = 100
-MAX_RECALLS = 10**9
 ID = re.compile(r"[A-Za-z0-9_\-]{1,100}")
 # Knowledge older than the tools it is about, or from the future, is a broken record, not a memory.
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)

@@ -11,11 +11,12 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..domain.errors import InvalidInputError
-from ..domain.inputs import MAX_CONTENT_CHARS, mostly_cjk
+from ..domain.inputs import MAX_CONTENT_CHARS
 from ..domain.models import Bullet, Conflict, KnowledgeType, RememberAction, RememberResult, Section, new_id
 from ..domain.scopes import Scope
 from ..engine import curator
 from ..ports import WriteTarget
+from ..text.language import mostly_cjk
 from .deps import Deps
 from .writes import Checked, Draft, WriteHow, check
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from memx_mcp.engine.reflector.detect import detect
 from memx_mcp.engine.reflector.distiller import distill
-from memx_mcp.engine.reflector.rules import detect
 from memx_mcp.engine.reflector.transcript import parse_transcript
 
 from .test_rules import bash, session

@@ -334,7 +334,7 @@ def test_the_rules_learn_from_a_codex_session() -> None:
 
 def test_a_large_input_that_gives_one_step_is_reported_in_the_notes(memory: Memory) -> None:
     text = "Notes from the meeting about the release.\n" * 400  # 16 KB, no format memx knows
-    result = reflect(memory, text, mode="rules", dry_run=True)
+    result = reflect(memory.deps, text, mode="rules", dry_run=True)
     assert any("not a session format memx reads" in n and "1 step(s)" in n for n in result.report.notes)
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from memx_mcp.engine.reflector.detect import detect
 from memx_mcp.engine.reflector.distiller import distill
-from memx_mcp.engine.reflector.rules import detect
 from memx_mcp.engine.reflector.transcript import parse_transcript
 
 WORK_LOG = """# Claude 作業ログ

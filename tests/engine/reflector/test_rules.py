@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memx_mcp.engine.reflector.rules import detect
+from memx_mcp.engine.reflector.detect import detect
 from memx_mcp.engine.reflector.transcript import parse_transcript
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from ...text.clip import shorten
 from ...text.sentences import split_sentences
 
 _CD_PREFIX = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
@@ -97,20 +98,6 @@ def words_of(command: str) -> list[str]:
 
 
 _words = words_of
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` whole when it fits, else cut at a word boundary (never inside a path, a flag or an
-    argument) and marked with a separate " …"; '' when not even the first word fits."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    out = ""
-    for word in text.split(" "):
-        if len(out) + len(word) + 1 > limit - 2:
-            break
-        out = f"{out} {word}" if out else word
-    return f"{out} …" if out else ""
 
 
 _QUESTION = re.compile(

@@ -4,7 +4,7 @@ commands and identifiers kept verbatim."""
 from __future__ import annotations
 
 from ...domain.models import KnowledgeType, Section
-from .commands import shorten
+from ...text.clip import shorten
 from .rules import Candidate
 
 MAX_BULLET_CHARS = 400

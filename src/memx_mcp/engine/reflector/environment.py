@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .commands import clean_command, first_line, shorten, strip_ansi
+from ...text.clip import shorten
+from .commands import clean_command, first_line, strip_ansi
 from .episodes import is_exec, succeeded
 from .rules import Candidate, _candidate
 from .shell import _TARGET, action_kind, core_words, main_segment

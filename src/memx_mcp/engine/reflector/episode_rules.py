@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .commands import ERROR_CODE, clean_command, explanation, first_line, shorten
+from ...text.clip import shorten
+from .commands import ERROR_CODE, clean_command, explanation, first_line
 from .episodes import Episode, _signature, edited_file, episodes, is_edit, stalled
 from .reported import edit_change, reported_episodes
 from .rules import _CONFIG_FILE, Candidate, _candidate, _is_exec

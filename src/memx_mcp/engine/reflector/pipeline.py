@@ -8,14 +8,15 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...domain.models import KnowledgeType, Section
 from .classify import classify, extract_metadata, instructivity
+from .detect import detect
 from .distiller import RULE_CLASSES, distill
 from .llm import Refiner, Verdict
-from .rules import Candidate, detect
+from .rules import Candidate
 from .sanitizer import PrivacySanitizer
 from .transcript import Transcript
 
@@ -218,7 +219,3 @@ class Reflector:
             report.llm_input_tokens = self.refiner.input_tokens
             report.llm_output_tokens = self.refiner.output_tokens
             report.llm_failures = getattr(self.refiner, "failures", 0)
-
-
-def reflect_text(reflector: Reflector, transcripts: Sequence[Transcript]) -> list[ReflectReport]:
-    return [reflector.reflect(t) for t in transcripts]

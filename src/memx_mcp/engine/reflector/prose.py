@@ -5,10 +5,10 @@ error text, a fix verb, two values, a tool name; chatter matches none."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 
+from ...text.clip import shorten
 from ...text.sentences import split_sentences
-from .commands import is_question, shorten
+from .commands import is_question
 from .records import fix_records, told
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
@@ -207,10 +207,3 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
         if sentence:
             add("RepetitiveOpRule", step, sentence[:80], {"sentence": sentence}, 0.55)
     return found
-
-
-def language_of(text: str) -> str:
-    counts = Counter("ja" if "\u3040" <= ch <= "\u30ff" else "zh" if "\u4e00" <= ch <= "\u9fff" else "" for ch in text)
-    if counts["ja"]:
-        return "ja"
-    return "zh" if counts["zh"] > 2 else "en"

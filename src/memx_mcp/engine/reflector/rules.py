@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ...text.clip import head_and_tail as _clip
 from .commands import COMMON_CLIS, INSTALL, clean_command, command_key, explanation, first_segment, is_routine, program
 from .episodes import relevant
 from .transcript import Step, Transcript
@@ -52,14 +53,6 @@ class Candidate:
 
 
 EPISODE_CHARS = 12000  # the most of one episode handed to the LLM in hybrid mode (about 3k tokens)
-
-
-def _clip(text: str, head: int, tail: int) -> str:
-    """The start and the end of a long output (where errors and summaries are), the middle marked cut."""
-    text = text.strip()
-    if len(text) <= head + tail + 20:
-        return text
-    return f"{text[:head]}\n[… {len(text) - head - tail} characters left out …]\n{text[-tail:]}"
 
 
 def _context(steps: Sequence[Step], start: int, end: int, limit: int = 3000, per_step: int = 600) -> str:
@@ -274,31 +267,3 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
             )
         )
     return found
-
-
-def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
-    """Every rule over the transcript; candidates before ``start_step`` (already reflected) are left out,
-    and two candidates with the same key are one."""
-    from .environment import environment_facts
-    from .episode_rules import error_episodes, harness_notices
-    from .prose import convention_candidates, prose_candidates
-
-    errors = error_episodes(t)
-    credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
-    tools = new_tools(t, credited)
-    clis = {c.facts["program"] for c in tools if "program" in c.facts}
-    everything = [
-        *errors,
-        *harness_notices(t),
-        *environment_facts(t, {c.step for c in errors}),
-        *config_changes(t),
-        *tools,
-        *repetitive_ops(t, clis),
-        *prose_candidates(t),
-        *convention_candidates(t),
-    ]
-    unique: dict[str, Candidate] = {}
-    for c in sorted(everything, key=lambda c: c.step):
-        if c.step >= start_step:
-            unique.setdefault(c.key, c)
-    return list(unique.values())

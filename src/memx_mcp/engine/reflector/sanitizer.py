@@ -11,8 +11,9 @@ import math
 import re
 from collections.abc import Iterable
 
+from ...text.tokenize import CAMEL_PARTS
 from .patterns import BUILTIN_PATTERNS, IPV4, JA_PARTICLE, Pattern, pattern
-from .shapes import CAMEL_PARTS, entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
+from .shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 
 __all__ = ["BUILTIN_PATTERNS", "Pattern", "PrivacySanitizer"]
 

@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from itertools import pairwise
 
+from ...text.tokenize import CAMEL_PARTS
+
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"
     r"placeholder|your[_-]?|changeme|dummy|_here|(?-i:(?<=[a-z])Here$)|[\[<(]redacted|"
@@ -58,11 +60,6 @@ def random_looking(token: str) -> bool:
     classes = ["u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "o" for c in core]
     changes = sum(a != b for a, b in pairwise(classes)) / max(1, len(core) - 1)
     return changes >= 0.3 and entropy(core) >= 3.5 and not made_of_words(core)
-
-
-CAMEL_PARTS = re.compile(  # the words of an identifier: BetaCode20250825Param → Beta Code 20250825 Param
-    r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
-)
 
 
 @functools.cache

@@ -66,10 +66,6 @@ class Transcript:
     skipped_lines: int = 0
 
     @property
-    def turns(self) -> int:
-        return max((s.turn for s in self.steps), default=0)
-
-    @property
     def text(self) -> str:
         """All the texts of all the steps (JSON escapes undone), one per line."""
         return "\n".join(t for s in self.steps for t in s.texts)
