@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,7 +20,7 @@ from ..engine.decay import decay_weight, is_archive_candidate
 from ..ports import ACTIVE, EVERY, Where
 from .deps import Deps
 from .recall import recall
-from .writes import Checked, Draft, WriteHow
+from .writes import Checked, Draft, WriteHow, with_vector
 from .writing import checked, write
 
 Keep = Literal["a", "b", "both", "merge"]
@@ -333,7 +334,7 @@ def import_records(
 ) -> ImportResult:
     """Records that carry an ``id`` are restored as they are (an export round trip; an id already in the
     store is skipped, so importing twice changes nothing). Records without an id are new knowledge and go
-    through the Curator like any write, in file order: each batch is embedded in one call and curated
+    through the Curator like any write, in file order: each batch is embedded in one call (while the batch before it is curated) and curated
     against the store and the records before it, then stored in one commit under the store's write lock
     (``one_by_one``: each record stored as it is decided, the same decisions, slower). A bad record is
     reported with its line number and the reason, and the others are imported. ``progress`` gets the
@@ -345,6 +346,7 @@ def import_records(
     fresh: list[Checked] = []
     how: WriteHow = "curate_each" if one_by_one else "curate"
     number = 0
+    ahead: _Batch | None = None  # embedding on the model's thread while this thread reads the next batch
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -354,25 +356,62 @@ def import_records(
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
         if len(restored) + len(fresh) >= batch:
-            _write(deps, restored, fresh, result, how)
-            if progress:
-                progress(number, total)
-    _write(deps, restored, fresh, result, how)
+            if ahead is not None:
+                ahead.write(deps, result, how)
+                if progress:
+                    progress(ahead.lines, total)
+            ahead = _Batch.embedding(deps, restored, fresh, number)
+            restored, fresh = [], []
+    if ahead is not None:
+        ahead.write(deps, result, how)
+    _Batch.embedding(deps, restored, fresh, number).write(deps, result, how)
     if progress:
         progress(number, total or number)
     return result
 
 
-def _write(deps: Deps, restored: list[Checked], fresh: list[Checked], result: ImportResult, how: WriteHow) -> None:
-    if restored:
-        done = write(deps, restored, how="restore")
-        result.restored += sum(1 for d in done if d)
-        result.skipped_existing += sum(1 for d in done if d is None)
-    if fresh:
-        for outcome in write(deps, fresh, how=how):
-            if outcome and outcome.action == "merged":
-                result.merged += 1
-            else:
-                result.inserted += 1
-    restored.clear()
-    fresh.clear()
+@dataclass
+class _Batch:
+    """One batch of an import, its texts handed to the model's thread as soon as it is read: the records
+    are embedded while the batch before them is curated (each list in the one call ``write`` would make,
+    so the vectors, and every decision, are the same)."""
+
+    restored: list[Checked]
+    fresh: list[Checked]
+    lines: int
+    vectors: tuple[Future[tuple[list[tuple[float, ...]] | None, str]] | None, ...]
+
+    @classmethod
+    def embedding(cls, deps: Deps, restored: list[Checked], fresh: list[Checked], lines: int) -> _Batch:
+        def ahead(items: list[Checked]) -> Future[tuple[list[tuple[float, ...]] | None, str]] | None:
+            texts = [c.bullet.content for c in items if c.bullet.vector is None]
+            return deps.embedding_pool().submit(deps.embed_texts, texts) if texts else None
+
+        return cls(restored, fresh, lines, (ahead(restored), ahead(fresh)))
+
+    def write(self, deps: Deps, result: ImportResult, how: WriteHow) -> None:
+        restored, fresh = (
+            _with_vectors(items, f) for items, f in zip((self.restored, self.fresh), self.vectors, strict=True)
+        )
+        if restored:
+            done = write(deps, restored, how="restore")
+            result.restored += sum(1 for d in done if d)
+            result.skipped_existing += sum(1 for d in done if d is None)
+        if fresh:
+            for outcome in write(deps, fresh, how=how):
+                if outcome and outcome.action == "merged":
+                    result.merged += 1
+                else:
+                    result.inserted += 1
+
+
+def _with_vectors(
+    items: list[Checked], pending: Future[tuple[list[tuple[float, ...]] | None, str]] | None
+) -> list[Checked]:
+    """The batch with the vectors made ahead; as it was when there are none (``write`` embeds it then,
+    and says why it could not)."""
+    vectors = pending.result()[0] if pending is not None else None
+    if not vectors:
+        return items
+    made = iter(vectors)
+    return [with_vector(c, next(made)) if c.bullet.vector is None else c for c in items]

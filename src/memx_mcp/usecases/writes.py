@@ -79,6 +79,11 @@ class Checked:
     bullet: Bullet
 
 
+def with_vector(c: Checked, vector: Sequence[float]) -> Checked:
+    """The checked bullet with its embedding (made ahead of the write, from its checked content)."""
+    return Checked(c.bullet.with_changes(vector=tuple(vector)))
+
+
 def check(draft: Draft, *, sanitizer: PrivacySanitizer, dim: int, now: datetime, scope: Scope) -> Checked:
     """The bullet ``draft`` describes, or InvalidInputError naming the field and what to do. ``scope`` is
     the default (and the current scope short forms resolve against it); ``dim`` the store's vector size."""
