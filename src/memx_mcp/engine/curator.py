@@ -13,6 +13,7 @@ from typing import Literal
 
 from ..domain.models import Bullet, ConflictKind
 from ..text.sentences import split_sentences
+from ..text.tokenize import CJK_STOP_CHARS, STOP_WORDS, query_terms, stem
 
 MergeStrategy = Literal["keep_best", "merge_content"]
 
@@ -127,8 +128,6 @@ def without_output(text: str) -> str:
 @lru_cache(maxsize=_MEMO)
 def _values(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The numbers that state a value, each with the words around it (its subject)."""
-    from ..text.tokenize import CJK_STOP_CHARS, STOP_WORDS, stem
-
     found: list[tuple[str, frozenset[str]]] = []
     # a value's subject lies in its own clause: "timeout 120 s, 30 s kills uploads" gives 30 to the uploads
     for clause in _VALUE_CLAUSE.split(_NOT_A_VALUE.sub(" ", without_output(text))):
@@ -225,10 +224,6 @@ def _advice(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def _stem(word: str) -> str:
-    return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
-
-
 _MASK = re.compile(r"\[REDACTED:[\w-]+\]")  # the sanitizer's stand-in is no word of the lesson
 
 
@@ -241,9 +236,7 @@ def word_overlap(a: str, b: str, ignore: frozenset[str] = frozenset()) -> float:
 
 @lru_cache(maxsize=_MEMO)
 def _words(text: str) -> frozenset[str]:
-    from ..text.tokenize import query_terms
-
-    return frozenset(_stem(t) for t in query_terms(_MASK.sub(" ", text)))
+    return frozenset(stem(t) for t in query_terms(_MASK.sub(" ", text)))
 
 
 def is_duplicate(a: str, b: str, similarity: float, params: CuratorParams) -> bool:

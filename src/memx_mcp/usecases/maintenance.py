@@ -334,11 +334,12 @@ def import_records(
 ) -> ImportResult:
     """Records that carry an ``id`` are restored as they are (an export round trip; an id already in the
     store is skipped, so importing twice changes nothing). Records without an id are new knowledge and go
-    through the Curator like any write, in file order: each batch is embedded in one call (while the batch before it is curated) and curated
-    against the store and the records before it, then stored in one commit under the store's write lock
-    (``one_by_one``: each record stored as it is decided, the same decisions, slower). A bad record is
-    reported with its line number and the reason, and the others are imported. ``progress`` gets the
-    lines done and the lines in all (0 when ``lines`` has no length) after each batch."""
+    through the Curator like any write, in file order: each batch is embedded in one call (while the batch
+    before it is curated) and curated against the store and the records before it, then stored in one
+    commit under the store's write lock (``one_by_one``: each record stored as it is decided, the same
+    decisions, slower). A bad record is reported with its line number and the reason, and the others are
+    imported. ``progress`` gets the lines done and the lines in all (0 when ``lines`` has no length)
+    after each batch."""
     default = deps.workspace.resolve(scope) if scope else deps.workspace.current().project_scope()
     total = len(lines) if isinstance(lines, Sized) else 0
     result = ImportResult()
