@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from importlinter.cli import lint_imports
 
+from memx_mcp import __version__
+
 ROOT = Path(__file__).parents[1]
 SRC = ROOT / "src" / "memx_mcp"
 EDGES = ["server", "cli", "hooks", "web", "presentation"]
-SQL = re.compile(r"\b(?:status|scope|section|knowledge_type|vector)\s*(?:=|IN\b|IS\b)|\bsql_(?:str|list)\b")
+SQL = re.compile(r"\b(?:status|scope|section|knowledge_type|id)\s*(?:=\s*'|IN\s*\()|\bIS\s+(?:NOT\s+)?NULL\b")
 
 
 def sources(folder: Path) -> list[Path]:
@@ -63,3 +67,10 @@ def test_the_server_module_imports_no_heavy_dependency_at_start_up() -> None:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
     assert not found & {"lancedb", "fastembed", "anthropic", "pyarrow", "numpy"}
+
+
+@pytest.mark.parametrize("module", ["memx_mcp", "memx_mcp.server", "memx_mcp.cli"])
+def test_the_python_dash_m_entry_points_still_start(module: str) -> None:
+    # the CLI and the server became folders: `python -m` on their old names must keep working
+    done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and __version__ in done.stdout, done.stderr
