@@ -131,8 +131,8 @@ async def _run(
 Content = Annotated[
     str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="one concise, self-contained bullet")
 ]
-Tags = Annotated[list[Annotated[str, Field(max_length=MAX_TAG_CHARS)]] | None, Field(max_length=MAX_TAGS)]
-Ids = Annotated[list[Annotated[str, Field(max_length=MAX_ID_CHARS)]] | None, Field(max_length=MAX_IDS)]
+Tags = Annotated[list[Annotated[str, Field(max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)]
+Ids = Annotated[list[Annotated[str, Field(max_length=MAX_ID_CHARS)]], Field(max_length=MAX_IDS)]
 ForgetQuery = Annotated[str | None, Field(max_length=MAX_QUERY_CHARS, description="forget what recall returns")]
 TranscriptText = Annotated[str | None, Field(max_length=MAX_TRANSCRIPT_CHARS, description="the transcript text")]
 Scope = Annotated[
