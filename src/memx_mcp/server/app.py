@@ -181,12 +181,9 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def remember(
         ctx: Context[Any, Any],
-        text: Annotated[
-            str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="one concise, self-contained bullet")
-        ],
+        text: Content,
         scope: Scope = None,
-        tags: Annotated[list[Annotated[str, Field(max_length=MAX_TAG_CHARS)]], Field(max_length=MAX_TAGS)]
-        | None = None,
+        tags: Tags | None = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         """Store one piece of knowledge worth keeping across sessions (an error and its fix, a command that
         worked, a config value, a convention or preference). Near-duplicates are merged; possible
@@ -252,7 +249,7 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def forget(
         ctx: Context[Any, Any],
-        ids: Annotated[list[Annotated[str, Field(max_length=MAX_ID_CHARS)]], Field(max_length=MAX_IDS)] | None = None,
+        ids: Ids | None = None,
         query: Annotated[
             str | None, Field(max_length=MAX_QUERY_CHARS, description="forget what recall returns")
         ] = None,
