@@ -250,9 +250,7 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     async def forget(
         ctx: Context[Any, Any],
         ids: Ids | None = None,
-        query: Annotated[
-            str | None, Field(max_length=MAX_QUERY_CHARS, description="forget what recall returns")
-        ] = None,
+        query: ForgetQuery = None,
         confirm: Annotated[bool, Field(description="required to apply a query-based forget")] = False,
         purge: Annotated[bool, Field(description="erase instead of archive")] = False,
         scope: Scope = None,
@@ -297,9 +295,7 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     )
     async def reflect(
         ctx: Context[Any, Any],
-        transcript: Annotated[
-            str | None, Field(max_length=MAX_TRANSCRIPT_CHARS, description="the transcript text")
-        ] = None,
+        transcript: TranscriptText = None,
         path: Annotated[
             str | None,
             Field(
