@@ -5,6 +5,7 @@ the clock, the engines' parameters and the workspace that decides the current sc
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -78,8 +79,7 @@ class Memory:
     @settings.setter
     def settings(self, settings: Settings) -> None:
         """New settings (a test, a reload): the engines' parameters follow."""
-        d = self.deps
-        self.deps = Deps(settings, d.store, d.embedder, d.sanitizer, d.clock, d.workspace, d.refiners)
+        self.deps = dataclasses.replace(self.deps, settings=settings)  # the same store, workspace and caches
         self.deps.workspace.settings = settings
 
     @property

@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from ..config import Settings
+from ..domain.inputs import MAX_QUERY_CHARS
 from ..domain.models import Bullet, KnowledgeType, Section
 from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
@@ -192,7 +193,7 @@ def inject(deps: Deps, payload: dict[str, object]) -> str:
             return ""
         seen = seen_in_session(settings, session) if session else set()
         text, ids = prompt_context(
-            deps, prompt[:2000], seen, settings.inject_prompt_tokens, settings.inject_min_relevance
+            deps, prompt[:MAX_QUERY_CHARS], seen, settings.inject_prompt_tokens, settings.inject_min_relevance
         )
     if ids:
         deps.store.mark_recalled(dict.fromkeys(ids, 1), deps.clock())  # injected = recalled, for Decay
