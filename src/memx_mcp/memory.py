@@ -80,7 +80,7 @@ class Memory:
     def settings(self, settings: Settings) -> None:
         """New settings (a test, a reload): the engines' parameters follow."""
         self.deps = dataclasses.replace(self.deps, settings=settings)  # the same store, workspace and caches
-        self.deps.workspace.settings = settings
+        self.deps.workspace.configure(settings)
 
     @property
     def store(self) -> Store:

@@ -85,6 +85,9 @@ class Workspace:
         current = self.current()
         return parse_scope(scope, current) if scope and scope.strip() else current
 
+    def configure(self, settings: Settings) -> None:
+        self.settings, self._current = settings, None  # a configured scope may have changed
+
     def move(self, cwd: Path, *, from_client: bool = False) -> None:
         if cwd != self.cwd:
             self.cwd, self._current = cwd, None
