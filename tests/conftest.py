@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.anthropic import make_refiner
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
@@ -79,13 +80,15 @@ def store(settings: Settings) -> Iterator[LanceStore]:
 
 @pytest.fixture
 def memory(settings: Settings, store: LanceStore, embedder: FastEmbedEmbedder, clock: Clock, tmp_path: Path) -> Memory:
-    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path)
+    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path, refiners=make_refiner)
 
 
 @pytest.fixture
 def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path: Path) -> Memory:
     """A Memory whose model could not load."""
-    return Memory(settings, store, ReadyEmbedder(None, "model file missing"), clock=clock, cwd=tmp_path)
+    return Memory(
+        settings, store, ReadyEmbedder(None, "model file missing"), clock=clock, cwd=tmp_path, refiners=make_refiner
+    )
 
 
 @pytest.fixture(scope="session")

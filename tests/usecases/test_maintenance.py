@@ -130,8 +130,7 @@ def test_bad_import_lines_are_reported_and_skipped(memory: Memory) -> None:
 
 
 def test_merge_content_combines_both_texts_deterministically(memory: Memory) -> None:
-    memory.deps.curator = memory.deps.curator.__class__(strategy="merge_content")
-    memory.settings = memory.settings.replace(reflector_mode="rules")
+    memory.settings = memory.settings.replace(merge_strategy="merge_content", reflector_mode="rules")
     first = memory.remember("Run the suite in parallel with `pytest -n auto`.")
     merged = memory.remember("Run the suite in parallel with `pytest -n auto`. It needs pytest-xdist.")
     assert merged.action == "merged" and merged.merged_into == first.bullet.id
@@ -143,10 +142,11 @@ def test_merge_content_uses_the_llm_when_available_and_falls_back_when_not(
 ) -> None:
     from ..messages_api import MessagesAPI
 
-    memory.deps.curator = memory.deps.curator.__class__(strategy="merge_content")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "loopback")
     with MessagesAPI("keep").running() as api:
-        memory.settings = memory.settings.replace(reflector_mode="hybrid", llm_base_url=api.url)
+        memory.settings = memory.settings.replace(
+            merge_strategy="merge_content", reflector_mode="hybrid", llm_base_url=api.url
+        )
         memory.remember("Run the suite in parallel with `pytest -n auto`.")
         merged = memory.remember("Run the suite in parallel with `pytest -n auto`. It needs pytest-xdist.")
     assert merged.bullet.content.startswith("LLM merge:") and len(api.requests) == 1
