@@ -135,6 +135,9 @@ def distill(c: Candidate) -> str:
         text = _new_tool(f)
     elif c.rule == "ConventionRule":
         text = f"The user's rule here: {f['sentence']}"
+    elif c.rule == "PreferenceRule":
+        then = f" (the assistant then: {f['then']})" if f.get("then") else ""
+        text = f"The user's preference here, given as a correction: \u201c{f['sentence']}\u201d{then}."
     else:
         text = _repetitive(f)
     return shorten(text, MAX_BULLET_CHARS)
@@ -148,4 +151,5 @@ RULE_CLASSES: dict[str, tuple[Section, KnowledgeType]] = {
     "NewToolRule": (Section.TOOLS, KnowledgeType.METHOD),
     "RepetitiveOpRule": (Section.WORKFLOW, KnowledgeType.METHOD),
     "ConventionRule": (Section.WORKFLOW, KnowledgeType.METHOD),
+    "PreferenceRule": (Section.PREFERENCES, KnowledgeType.PREFERENCE),
 }
