@@ -121,3 +121,29 @@ def test_a_list_of_steps_done_for_a_task_without_a_reason_teaches_nothing() -> N
         "   - コマンド: `npx wrangler d1 execute db --local --file=schema.sql`\n"
     )
     assert bullets(_specstory(("user", "データを入れて"), ("agent", report))) == []
+
+
+def _write(path: str, later: str) -> str:
+    edit = f"{path}\n```\n<<<<<<< SEARCH\nlisten 80;\n=======\nlisten 8080;\n>>>>>>> REPLACE\n```\n\n"
+    return edit + later
+
+
+DENIED = "> Unable to write file /srv/nginx/site.conf after 5 attempts: [Errno 13] Permission denied: '/srv/nginx/site.conf'  \n\n"
+
+
+def test_a_write_the_os_refused_until_the_user_fixed_the_ownership_is_a_lesson() -> None:
+    text = _run("10:00:00", "gemini/gemini-2.5-pro", "#### change the port in site.conf  \n\n")
+    text += _write("site.conf", "> Tokens: 1k sent, 50 received.  \n" + DENIED)
+    text += "#### try again, I've fixed the ownership of the conf files  \n\n"
+    text += _write("site.conf", "> Applied edit to site.conf  \n\n")
+    found = bullets(text)
+    assert len(found) == 1
+    assert "site.conf" in found[0] and "Permission denied" in found[0] and "fixed the ownership" in found[0]
+
+
+def test_a_refused_write_followed_by_talk_about_another_problem_is_no_lesson() -> None:
+    text = _run("10:00:00", "gemini/gemini-2.5-pro", "#### change the port in site.conf  \n\n")
+    text += _write("site.conf", "> Tokens: 1k sent, 50 received.  \n" + DENIED)
+    text += "#### the page still shows a 401 error after the reload  \n\n"
+    text += _write("site.conf", "> Applied edit to site.conf  \n\n")
+    assert not any("refused by the OS" in b for b in bullets(text))

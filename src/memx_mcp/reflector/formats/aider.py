@@ -25,6 +25,8 @@ _APPLIED = re.compile(r"^Applied edit to (.+)$")
 # every run of aider names its model; the first model error or the first answer tells whether that model
 # worked, so a run with another model name after a failed one is a different command that fixed it
 _MODEL = re.compile(r"^(?:Main )?[Mm]odel: (\S+) with ")
+# aider could not write an edit (the file belongs to another user): the edit failed, whatever it said
+_WRITE_FAILED = re.compile(r"^Unable to write file (\S+?) after \d+ attempts: (.+)$")
 _MODEL_ERROR = re.compile(r"^litellm\.\w+: |^\w+(?:Error|Exception): ")
 # a model's reasoning, not its answer
 _THINKING = re.compile(r"<(thinking-content-\w+|think|thinking)>(?:(?!<\1>).)*?</\1>", re.S)
@@ -121,7 +123,12 @@ class _Reader:
                 self.model_outcome(ln.strip(), True)
             elif self.model and ln.strip().startswith("Tokens: "):
                 self.model_outcome("the model answered", False)
-            if applied:
+            write_failed = _WRITE_FAILED.match(ln.strip())
+            if write_failed:
+                path = write_failed.group(1)
+                failed = self.pending_edits.pop(path.rsplit("/", 1)[-1], None) or self.call("Edit", {"file_path": path})
+                self.events.append(ToolResult(failed, ln.strip(), True))
+            elif applied:
                 path = applied.group(1).strip()
                 done = self.pending_edits.pop(path.rsplit("/", 1)[-1], None)
                 if done is None:  # a whole-file edit: the file is named only here
