@@ -155,7 +155,7 @@ def make_reflector(memory: Memory, mode: str | None, text: str = "") -> tuple[Re
         if note:
             notes.append(note)
     sanitizer = memory.sanitizer.learning(text) if text else memory.sanitizer
-    return Reflector(sanitizer, chosen, refiner, settings.min_score), notes
+    return Reflector(sanitizer, chosen, refiner, settings.min_score, writes=True), notes
 
 
 def _is_dir(text: str) -> bool:
