@@ -147,3 +147,14 @@ def test_a_refused_write_followed_by_talk_about_another_problem_is_no_lesson() -
     text += "#### the page still shows a 401 error after the reload  \n\n"
     text += _write("site.conf", "> Applied edit to site.conf  \n\n")
     assert not any("refused by the OS" in b for b in bullets(text))
+
+
+def test_slash_commands_aider_refused_are_one_fact_with_how_shell_commands_ran() -> None:
+    text = _run("10:00:00", "gpt-4o", "#### /grep export schemas/index.ts  \n> Invalid command: /grep  \n\n")
+    text += "#### /view schemas/index.ts  \n> Invalid command: /view  \n\n"
+    text += (
+        "#### !find . -name 'index.ts'  \n> Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: y  \n\n"
+    )
+    found = bullets(text)
+    assert len(found) == 1
+    assert "`/grep`, `/view`" in found[0] and "Invalid command" in found[0] and "find . -name" in found[0]

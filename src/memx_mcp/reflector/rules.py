@@ -299,6 +299,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     from .environment import environment_facts
     from .episode_rules import error_episodes, harness_notices
     from .prose import convention_candidates, prose_candidates
+    from .slash_commands import refused_slash_commands
 
     errors = error_episodes(t)
     credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
@@ -314,6 +315,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
         *prose_candidates(t),
         *convention_candidates(t),
         *correction_candidates(t),
+        *refused_slash_commands(t),
     ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):

@@ -74,6 +74,7 @@ class _Reader:
         self.pending_edits: dict[str, str] = {}  # file name -> call id, until aider says it applied it
         self.open_run: str | None = None  # the call id of a shell run whose output may follow
         self.model = ""  # the model of this run of aider, until its first answer or model error
+        self.slash = ""  # the slash command just typed, kept only when aider refuses it
 
     def model_outcome(self, text: str, failed: bool) -> None:
         """The run's model is a call of its own (``aider --model X``) once its outcome is known."""
@@ -97,6 +98,7 @@ class _Reader:
             self.events.append(UserText(ask.group(1).strip()))
         elif text and not text.startswith("/"):  # other slash commands (/add, /drop …) say nothing
             self.events.append(UserText(text))
+        self.slash = text.split("\n", 1)[0] if text.startswith("/") else ""
 
     def assistant(self, lines: list[str]) -> None:
         edits, prose = _edit_blocks(_THINKING.sub("", "\n".join(lines)).strip())
@@ -123,6 +125,10 @@ class _Reader:
                 self.model_outcome(ln.strip(), True)
             elif self.model and ln.strip().startswith("Tokens: "):
                 self.model_outcome("the model answered", False)
+            if self.slash and ln.strip().startswith("Invalid command: "):
+                refused = self.call("Slash", {"slash": self.slash})
+                self.events.append(ToolResult(refused, ln.strip(), True))
+                self.slash = ""
             write_failed = _WRITE_FAILED.match(ln.strip())
             if write_failed:
                 path = write_failed.group(1)
