@@ -158,3 +158,20 @@ def test_slash_commands_aider_refused_are_one_fact_with_how_shell_commands_ran()
     found = bullets(text)
     assert len(found) == 1
     assert "`/grep`, `/view`" in found[0] and "Invalid command" in found[0] and "find . -name" in found[0]
+
+
+def test_an_edit_refused_until_the_file_was_read_is_told_once_with_what_got_it_through() -> None:
+    from .test_rules import session
+
+    refusal = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+    edit = {"file_path": "/srv/app/docker-compose.yml", "old_string": "a: 1", "new_string": "a: 2"}
+    text = session(
+        ("user", "bump a in docker-compose.yml"),
+        ("tool", ("Edit", edit, refusal, True)),
+        ("tool", ("Read", {"file_path": "/srv/app/docker-compose.yml"}, "a: 1", False)),
+        ("tool", ("Edit", edit, "The file /srv/app/docker-compose.yml has been updated.", False)),
+        ("tool", ("Edit", {**edit, "file_path": "/srv/app/.env"}, refusal, True)),
+    )
+    found = [b for b in bullets(text) if "has not been read yet" in b]
+    assert len(found) == 1
+    assert "`Edit` refuses" in found[0] and "after a Read of docker-compose.yml, the Edit went through" in found[0]

@@ -300,6 +300,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
     from .episode_rules import error_episodes, harness_notices
     from .prose import convention_candidates, prose_candidates
     from .slash_commands import refused_slash_commands
+    from .tool_preconditions import read_first_refusals
 
     errors = error_episodes(t)
     credited = {int(c.facts["fix_step"]) for c in errors if c.facts.get("fix_step")}
@@ -316,6 +317,7 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
         *convention_candidates(t),
         *correction_candidates(t),
         *refused_slash_commands(t),
+        *read_first_refusals(t),
     ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):
