@@ -175,3 +175,15 @@ def test_an_edit_refused_until_the_file_was_read_is_told_once_with_what_got_it_t
     found = [b for b in bullets(text) if "has not been read yet" in b]
     assert len(found) == 1
     assert "`Edit` refuses" in found[0] and "after a Read of docker-compose.yml, the Edit went through" in found[0]
+
+
+def test_a_numbered_list_of_what_was_done_after_fixing_errors_is_one_bullet_of_its_code_items() -> None:
+    report = (
+        "リンターのエラーを修正しました。\n\n実施した内容:\n"
+        "1. `npm run lint:fix` で自動修正可能なエラーを修正\n"
+        "2. テストファイルのlintエラーを修正:\n   - 未使用の `x` を削除\n"
+        "3. ESLint設定でテストファイルに対して `@typescript-eslint/no-floating-promises` ルールを無効化\n"
+    )
+    found = bullets(_specstory(("user", "リンターのエラーを直して"), ("agent", report)))
+    assert len(found) == 1
+    assert "npm run lint:fix" in found[0] and "no-floating-promises" in found[0] and "未使用" not in found[0]

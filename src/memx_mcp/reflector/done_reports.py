@@ -29,15 +29,16 @@ _SOLVED = re.compile(
 )
 _DONE_LABEL = re.compile(
     r"^\W*(?:o que foi feito|what (?:was|I) (?:done|did|changed)|what changed|changes made|lo que se hizo|"
-    r"做了什么|修改内容|实施内容|実施内容|対応内容|変更内容)\W*$",
+    r"做了什么|修改内容|实施内容|実施内容|実施した内容|対応内容|対応した内容|変更内容)\W*$",
     re.I,
 )
-_ITEM = re.compile(r"^\s*\d+\.\s+\*\*(?P<title>.+?)\*\*(?P<rest>.*)$")
+_ITEM = re.compile(r"^\s*\d+\.\s+(?:\*\*(?P<title>.+?)\*\*(?P<rest>.*)|(?P<plain>.+))$")
 _SUB = re.compile(r"^\s+[-*]\s+(?P<text>.+)$")
 _VERIFY = re.compile(r"verifica|verify|validat|检查|验证|検証|確認|estado|status|result", re.I)
 _REASON = re.compile(r"ため|ので|because|since|so that|porque|pois|para que|因为|由于|以免", re.I)
 _PROBLEM_HEADING = re.compile(
     r"(?:problem|problema|issue|bug|erro|error)s?\s+(?:resolvid[oa]s?|resolved|fixed|solved|corrigid[oa]s?)|"
+    r"(?:fixed|resolved) the (?:\w+ )?errors?|(?:エラー|错误|报错|問題)を?(?:修正|解決|修复)(?:しました|了)|"
     r"问题已?解决|已修复|解決しました",
     re.I,
 )
@@ -82,13 +83,14 @@ def fix_table_rows(text: str) -> list[str]:
 
 
 def done_items(text: str) -> list[str]:
-    """The items under "What was done:" in a message that says the work is done, told with their details."""
+    """The items under "What was done:" in a message that says the work is done, as one bullet: the
+    message's first line (what was achieved) and each item that names code, with its details."""
     if not _SOLVED.search(text):
         return []
     problem = bool(_PROBLEM_HEADING.search(text))
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     context = shorten(_MARK.sub("", first).strip("# *").rstrip("。.!！:："), 120)
-    out: list[str] = []
+    told: list[str] = []
     lines = text.splitlines()
     inside = False
     for n, line in enumerate(lines):
@@ -103,18 +105,25 @@ def done_items(text: str) -> list[str]:
         item = _ITEM.match(line)
         if not item:
             continue
-        title = item.group("title").strip().rstrip(":：")
-        details = [item.group("rest").strip()] if item.group("rest").strip() else []
-        for sub in lines[n + 1 : n + 4]:
-            m = _SUB.match(sub)
-            if not m:
-                break
-            details.append(m.group("text").strip())
-        said = " ".join([title, *details])
+        title = (item.group("title") or item.group("plain") or "").strip().rstrip(":：")
+        own = " ".join([title, (item.group("rest") or "").strip()]).strip()
+        details = (
+            [(item.group("rest") or "").strip()] if item.group("title") and (item.group("rest") or "").strip() else []
+        )
+        if item.group("title"):
+            for sub in lines[n + 1 : n + 4]:
+                m = _SUB.match(sub)
+                if not m:
+                    break
+                details.append(m.group("text").strip())
+        said = " ".join([own, *details])
         if _VERIFY.search(title) or "`" not in said or said.count("`") % 2:
             continue
+        if not item.group("title") and "`" not in own:
+            continue  # a plain item whose code is only in its sub-points is a one-off edit, not the lesson
         if not problem and not _REASON.search(said):
             continue  # a step of the task ("スキーマ作成"), not something learned
-        told = f"{title} — {'; '.join(details[:2])}" if details else title
-        out.append(f"{context}: {shorten(told, 280).rstrip('.。')}.")
-    return out[:5]
+        told.append(shorten(f"{title} — {'; '.join(details[:2])}" if details else title, 160).rstrip(".。"))
+    if not told:
+        return []
+    return [f"{context}: {'; '.join(told[:4])}."]
