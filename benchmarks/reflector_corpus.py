@@ -10,11 +10,14 @@ keep|noise|false, why); bullets without a judgement are listed and written to a 
     python benchmarks/reflector_corpus.py --split heldout --corpus DIR --unjudged /tmp/unjudged.jsonl
     python benchmarks/reflector_corpus.py --split all-tune      # old tune + old heldout: both are tuning data now
     python benchmarks/reflector_corpus.py --split heldout2 --bullets heldout2/bullets.jsonl   # measured once
+    python benchmarks/reflector_corpus.py --split all-seen      # every set measured and read so far: tuning data
+    python benchmarks/reflector_corpus.py --split heldout3 --bullets heldout3/bullets.jsonl   # measured once
 
 Printed: per session and in total, bullets, lessons, lessons caught, precision (keep / bullets), the share
 of bullets stating something false, and per format. Which figures are on tuned data is said in
 benchmarks/RESULTS.md: ``tune`` and ``heldout`` (measured once, then read) are both tuning data now, so
-``all-tune`` runs the two with each half's judgements; ``heldout2`` is the unseen set.
+``all-tune`` runs the two with each half's judgements; ``heldout2`` was measured once and read, so
+``all-seen`` (all three) is the tuning set now and ``heldout3`` the unseen one.
 """
 
 from __future__ import annotations
@@ -77,8 +80,15 @@ def catches(bullet: str, lesson: dict[str, Any]) -> bool:
     return bool(needles) and all(m in low for m in needles)
 
 
-SPLITS = {"tune": ("tune",), "heldout": ("heldout",), "heldout2": ("heldout2",), "all-tune": ("tune", "heldout")}
-TUNED_ON = {"tune", "heldout", "all-tune"}
+SPLITS = {
+    "tune": ("tune",),
+    "heldout": ("heldout",),
+    "heldout2": ("heldout2",),
+    "heldout3": ("heldout3",),
+    "all-tune": ("tune", "heldout"),
+    "all-seen": ("tune", "heldout", "heldout2"),
+}
+TUNED_ON = {"tune", "heldout", "heldout2", "all-tune", "all-seen"}
 
 
 def run(corpus: Path, split: str, judgements_path: Path | None = None) -> list[SessionResult]:

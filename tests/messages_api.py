@@ -1,7 +1,8 @@
 """A real HTTP server on loopback that speaks the Anthropic Messages API, for the Reflector's LLM paths.
 
 ``behaviour`` picks the answer: "keep" (valid JSON keeping every candidate), "drop" (valid JSON dropping
-all), "extract" (one bullet per event), "malformed" (not JSON), "error" (HTTP 500), "slow" (answers after
+all), "extract" (one bullet per event), "write" (the bullets given in ``written``, as if the LLM wrote them
+from the episode), "malformed" (not JSON), "error" (HTTP 500), "slow" (answers after
 the client's timeout). Every request body is recorded so tests can check what was sent."""
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 
 
 class MessagesAPI:
-    def __init__(self, behaviour: str = "keep", delay: float = 3.0) -> None:
+    def __init__(self, behaviour: str = "keep", delay: float = 3.0, written: list[str] | None = None) -> None:
         self.behaviour = behaviour
         self.delay = delay
+        self.written = written or []  # "write": the bullets the LLM writes from an episode, as given
         self.requests: list[dict[str, Any]] = []
         self._server: ThreadingHTTPServer | None = None
 
@@ -42,6 +44,19 @@ class MessagesAPI:
                     "pytest-xdist; `-n 4` pins the worker count."
                 }
             )
+        elif self.behaviour == "write" and prompt.startswith("One whole episode"):
+            items = [
+                {
+                    "index": 0,
+                    "keep": True,
+                    "score": 80,
+                    "bullet": b,
+                    "section": "DEBUGGING",
+                    "knowledge_type": "PITFALL",
+                }
+                for b in self.written
+            ]
+            text = json.dumps({"items": items})
         elif self.behaviour == "malformed":
             text = "Sure! Here are my thoughts, no JSON today."
         elif self.behaviour == "extract":

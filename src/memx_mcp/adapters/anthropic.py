@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..engine.reflector.episode_writer import write_prompt
 from ..engine.reflector.llm import (
     MERGE_PROMPT,
     SYSTEM,
@@ -66,6 +67,11 @@ class AnthropicRefiner:
 
     def extract(self, excerpt: str) -> list[Verdict] | None:
         return self._ask(extract_prompt(excerpt))
+
+    def write(self, episode: str, drafts: Sequence[str]) -> list[Verdict] | None:
+        """The bullets the LLM writes from a whole episode (the rules' drafts as hints); the Reflector
+        checks them against the episode."""
+        return self._ask(write_prompt(episode, drafts))
 
     def merge(self, kept: str, other: str) -> str | None:
         """An LLM-written merge of two near-duplicates, or None (the caller merges deterministically)."""

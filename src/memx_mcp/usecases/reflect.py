@@ -150,7 +150,7 @@ def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflec
         if note:
             notes.append(note)
     sanitizer = deps.sanitizer.learning(text) if text else deps.sanitizer
-    return Reflector(sanitizer, chosen, refiner, settings.min_score), notes
+    return Reflector(sanitizer, chosen, refiner, settings.min_score, writes=True), notes
 
 
 def _is_dir(text: str) -> bool:

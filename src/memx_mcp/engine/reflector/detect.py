@@ -4,10 +4,13 @@ says. The rules live in their modules; this one only gathers them."""
 
 from __future__ import annotations
 
+from .corrections import correction_candidates
 from .environment import environment_facts
 from .episode_rules import error_episodes, harness_notices
 from .prose import convention_candidates, prose_candidates
 from .rules import Candidate, config_changes, new_tools, repetitive_ops
+from .slash_commands import refused_slash_commands
+from .tool_preconditions import read_first_refusals
 from .transcript import Transcript
 
 
@@ -27,6 +30,9 @@ def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:
         *repetitive_ops(t, clis),
         *prose_candidates(t),
         *convention_candidates(t),
+        *correction_candidates(t),
+        *refused_slash_commands(t),
+        *read_first_refusals(t),
     ]
     unique: dict[str, Candidate] = {}
     for c in sorted(everything, key=lambda c: c.step):

@@ -54,6 +54,13 @@ def _actions(listed: str, success: bool) -> str:
 def _error_fix(f: dict[str, str]) -> str:
     if f.get("kind") in ("blocked", "hook"):
         return _blocked(f)
+    if f.get("kind") == "denied":
+        times = int(f.get("attempts", "1"))
+        count = f" {times} times" if times > 1 else ""
+        return (
+            f"The agent's write of {f['file']} was refused by the OS{count} ({_quote(f['message'])}); after the "
+            f"user said {_quote(shorten(f['user_said'], 200))}, the edit applied."
+        )
     if f.get("kind") == "reported":
         why = f" {shorten(_why(f), 150).rstrip('.:;。：')};" if f.get("why") else ""
         what = f"changed {f['changes']}" if f.get("changes") else f"edited {f['files']}"
@@ -135,6 +142,9 @@ def distill(c: Candidate) -> str:
         text = _new_tool(f)
     elif c.rule == "ConventionRule":
         text = f"The user's rule here: {f['sentence']}"
+    elif c.rule == "PreferenceRule":
+        then = f" (the assistant then: {f['then']})" if f.get("then") else ""
+        text = f"The user's preference here, given as a correction: \u201c{f['sentence']}\u201d{then}."
     else:
         text = _repetitive(f)
     return shorten(text, MAX_BULLET_CHARS)
@@ -148,4 +158,5 @@ RULE_CLASSES: dict[str, tuple[Section, KnowledgeType]] = {
     "NewToolRule": (Section.TOOLS, KnowledgeType.METHOD),
     "RepetitiveOpRule": (Section.WORKFLOW, KnowledgeType.METHOD),
     "ConventionRule": (Section.WORKFLOW, KnowledgeType.METHOD),
+    "PreferenceRule": (Section.PREFERENCES, KnowledgeType.PREFERENCE),
 }

@@ -80,6 +80,18 @@ def _episode_candidate(steps: Sequence[Step], ep: Episode) -> Candidate | None:
         return _candidate(
             "ErrorFixRule", fail, key, facts, steps, ep.first - 1, max(ep.end, ep.attempts[-1]), episode=True
         )
+    if ep.kind == "denied":
+        denied = re.search(r"(?:\[Errno \d+\] )?Permission denied|EACCES[^\n]{0,60}", fail.result, re.I)
+        facts = {
+            "kind": "denied",
+            "file": edited_file(fail),
+            "message": denied.group(0) if denied else shorten(fail.result.strip(), 80),
+            "attempts": str(len(ep.attempts)),
+            "user_said": ep.user_said,
+        }
+        return _candidate(
+            "ErrorFixRule", fail, f"denied:{facts['file']}", facts, steps, ep.first - 1, ep.end, episode=True
+        )
     if ep.kind == "reported":
         changes: list[str] = []
         for e in dict.fromkeys(reversed(ep.edits)):

@@ -115,6 +115,19 @@ def is_blocked(step: Step) -> bool:
     return step.role == "tool" and step.is_error and bool(BLOCKED.search(step.result[:500]))
 
 
+# the OS refused the agent's write of a file (it belongs to another user): like a refused call, the way out
+# is what the person does or says (fix the ownership), not the agent's code
+_WRITE_DENIED = re.compile(r"Permission denied|EACCES|Errno 13", re.I)
+
+
+# what the person says about the refused write: its permissions or owner, not another problem
+_ABOUT_ACCESS = re.compile(r"permission|ownership|owner|chmod|chown|sudo|writable|read-only|权限|権限|所有者", re.I)
+
+
+def write_denied(step: Step) -> bool:
+    return is_edit(step) and step.is_error and bool(_WRITE_DENIED.search(step.result[:500]))
+
+
 def is_usage_noise(step: Step) -> bool:
     return bool(_USAGE_NOISE.search(step.result[:300]))
 
@@ -431,13 +444,38 @@ def blocked_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episod
     return Episode("hook" if hook else "blocked", i, tuple(attempts), end, success, end, "", user_said)
 
 
+def denied_episode(steps: Sequence[Step], i: int, consumed: set[int]) -> Episode | None:
+    """Writes of one file the OS refused, up to the write of that file that went through; what the person
+    said last before it (\"I've fixed the ownership\") is how it got through."""
+    first = steps[i]
+    attempts, user_said, end = [i], "", -1
+    for j in range(i + 1, min(len(steps), i + 1 + LOOKAHEAD)):
+        s = steps[j]
+        if s.role == "user":
+            text = " ".join(s.text.split())
+            if 8 <= len(text) <= 300 and not is_question(text) and _ABOUT_ACCESS.search(text):
+                user_said = text
+        elif is_edit(s) and edited_file(s) == edited_file(first):
+            if write_denied(s):
+                attempts.append(j)
+                consumed.add(j)
+            elif not s.is_error:
+                end = j
+                break
+    if end < 0 or not user_said:
+        return None  # never written, or written without anyone doing anything: nothing to learn
+    return Episode("denied", i, tuple(attempts), end, True, end, "", user_said)
+
+
 def episodes(steps: Sequence[Step]) -> list[Episode]:
     found: list[Episode] = []
     consumed: set[int] = set()
     for i, s in enumerate(steps):
         if i in consumed or s.role != "tool" or not (s.is_error or hidden_failure(s)):
             continue
-        if is_blocked(s):
+        if write_denied(s):
+            ep = denied_episode(steps, i, consumed)
+        elif is_blocked(s):
             ep = blocked_episode(steps, i, consumed)
         elif (
             is_exec(s)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...domain.models import KnowledgeType, Section
 from .classify import classify, extract_metadata, instructivity
 from .detect import detect
 from .distiller import RULE_CLASSES, distill
+from .episode_writer import check_written
 from .llm import Refiner, Verdict
 from .rules import Candidate
 from .sanitizer import PrivacySanitizer
@@ -75,11 +76,13 @@ class Reflector:
         mode: str = "hybrid",
         refiner: Refiner | None = None,
         min_score: float = 30.0,
+        writes: bool = False,
     ) -> None:
         self.sanitizer = sanitizer
         self.mode = mode
         self.refiner = refiner
         self.min_score = min_score
+        self.writes = writes  # hybrid: the LLM writes the bullets from the whole episode (drafts as hints)
 
     def reflect(self, t: Transcript, start_step: int = 0, progress: Progress | None = None) -> ReflectReport:
         mode = self.mode if self.refiner is not None else "rules"
@@ -93,10 +96,14 @@ class Reflector:
             for c in candidates:
                 by_event[c.step].append(c)
             report.events = len(by_event)
+            writer = self._writer() if mode == "hybrid" else None
             for n, (step, group) in enumerate(sorted(by_event.items()), 1):
-                verdicts = self._review(t, step, group, report) if mode == "hybrid" else None
-                for i, c in enumerate(group):
-                    self._keep(c, verdicts.get(i) if verdicts is not None else None, verdicts is not None, report)
+                if writer is not None:
+                    self._write(writer, t, step, group, report)
+                else:
+                    verdicts = self._review(t, step, group, report) if mode == "hybrid" else None
+                    for i, c in enumerate(group):
+                        self._keep(c, verdicts.get(i) if verdicts is not None else None, verdicts is not None, report)
                 if progress:
                     progress(n, len(by_event))
         self._count_llm(report)
@@ -121,6 +128,59 @@ class Reflector:
             report.fallbacks += 1
             return None
         return {v.index: v for v in verdicts if 0 <= v.index < len(group)}
+
+    def _writer(self) -> Callable[[str, Sequence[str]], list[Verdict] | None] | None:
+        write = getattr(self.refiner, "write", None) if self.writes else None
+        return write if callable(write) else None
+
+    def _write(
+        self,
+        writer: Callable[[str, Sequence[str]], list[Verdict] | None],
+        t: Transcript,
+        step: int,
+        group: list[Candidate],
+        report: ReflectReport,
+    ) -> None:
+        """The LLM writes this event's bullets from the whole sanitized episode, the rules' drafts as hints;
+        each bullet it returns is masked again and checked against the episode. All rejected: the drafts
+        stand (with a note); nothing kept by the LLM: the drafts are dropped with that reason."""
+        drafts = [self.sanitizer.mask(distill(c)) for c in group]
+        episode = self._excerpt(t, step, "\n---\n".join(dict.fromkeys(c.context for c in group if c.context)))
+        verdicts = writer(episode, drafts)
+        if verdicts is None:
+            report.fallbacks += 1
+            for c in group:
+                self._keep(c, None, False, report)
+            return
+        written = rejected = 0
+        for v in verdicts:
+            if not v.keep or not v.bullet:
+                continue
+            raw = " ".join(v.bullet.split())
+            content = self.sanitizer.mask(raw)
+            reason = check_written(content, episode)
+            if reason:
+                rejected += 1
+                report.dropped.append(Dropped("hybrid-written", step, content[:400], f"LLM bullet rejected: {reason}"))
+                report.notes.append(f"step {step}: the LLM's bullet was rejected ({reason})")
+                continue
+            if content != raw:
+                report.notes.append(f"step {step}: the sanitizer masked part of the LLM's bullet")
+            c = group[v.index] if 0 <= v.index < len(group) else group[0]
+            section, ktype = RULE_CLASSES.get(c.rule, (None, None))
+            score = round((instructivity(content, c.confidence).score + v.score) / 2, 1)
+            section, ktype = v.section or section, v.knowledge_type or ktype
+            self._add(report, content, c.rule, step, c.turn, score, c.confidence, "hybrid-written", section, ktype)
+            written += 1
+        if written:
+            return
+        if rejected:
+            report.notes.append(f"step {step}: every bullet the LLM wrote was rejected; the rules' drafts were kept")
+            for c in group:
+                self._keep(c, None, False, report)
+            return
+        for c, draft in zip(group, drafts, strict=True):
+            report.dropped.append(Dropped(c.rule, c.step, draft, "LLM: not worth keeping"))
 
     def _llm_mode(
         self, t: Transcript, start: int, candidates: list[Candidate], report: ReflectReport, progress: Progress | None

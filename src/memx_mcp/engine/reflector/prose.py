@@ -9,6 +9,7 @@ import re
 from ...text.clip import shorten
 from ...text.sentences import split_sentences
 from .commands import is_question
+from .done_reports import done_items, fix_table_rows
 from .records import fix_records, told
 from .rules import CONFIDENCE, Candidate
 from .transcript import Step, Transcript
@@ -160,7 +161,10 @@ def prose_candidates(t: Transcript) -> list[Candidate]:
         records = fix_records(text)
         for symptom, cause, fix in records[:10]:
             add("ErrorFixRule", step, f"record:{fix[:60]}", {"story": told(symptom, cause, fix), "error": ""})
-        if records:
+        reports = (fix_table_rows(text) + done_items(text)) if step.role == "assistant" and not records else []
+        for story in reports[:8]:
+            add("ErrorFixRule", step, f"done:{story[:60]}", {"story": story, "error": ""})
+        if records or reports:
             continue
         retry = _RETRY.search(text)
         story = _first(_RETRY, text) if retry else ""

@@ -26,6 +26,7 @@ CONFIDENCE = {
     "NewToolRule": 0.65,
     "RepetitiveOpRule": 0.5,
     "ConventionRule": 0.6,
+    "PreferenceRule": 0.6,
 }
 _CONFIG_FILE = re.compile(
     r"(?:^|/)(?:\.env[\w.]*|[\w.-]+\.(?:toml|ya?ml|ini|cfg|conf|properties)|config/[\w./-]+|[\w.-]*\.config\.[jt]s|"
@@ -207,6 +208,8 @@ def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate
                     found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
             continue
         prog = program(cmd)
+        if prog == t.format:
+            continue  # the assistant that wrote the transcript (its runs of `aider --model …`) is no project tool
         if prog and prog not in COMMON_CLIS and re.fullmatch(r"[a-z][\w.-]{0,30}", prog):
             uses[prog].append(s)
     for prog, steps in uses.items():
@@ -251,7 +254,11 @@ def repetitive_ops(t: Transcript, cli_programs: set[str] | None = None) -> list[
     """RepetitiveOp: the same non-routine command run three times or more (confidence grows with it)."""
     runs: dict[str, list[Step]] = defaultdict(list)
     for s in t.steps:
-        if _is_exec(s) and _worth_repeating(s.command, cli_programs or set()):
+        if (
+            _is_exec(s)
+            and program(clean_command(s.command)) != t.format
+            and _worth_repeating(s.command, cli_programs or set())
+        ):
             runs[clean_command(s.command)].append(s)
     found: list[Candidate] = []
     for cmd, steps in runs.items():

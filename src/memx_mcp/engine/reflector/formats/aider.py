@@ -22,6 +22,12 @@ _PROMPTS = re.compile(
     r"Commit [0-9a-f]{7}|Create new file\?|Please answer with)"
 )
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
+# every run of aider names its model; the first model error or the first answer tells whether that model
+# worked, so a run with another model name after a failed one is a different command that fixed it
+_MODEL = re.compile(r"^(?:Main )?[Mm]odel: (\S+) with ")
+# aider could not write an edit (the file belongs to another user): the edit failed, whatever it said
+_WRITE_FAILED = re.compile(r"^Unable to write file (\S+?) after \d+ attempts: (.+)$")
+_MODEL_ERROR = re.compile(r"^litellm\.\w+: |^\w+(?:Error|Exception): ")
 # a model's reasoning, not its answer
 _THINKING = re.compile(r"<(thinking-content-\w+|think|thinking)>(?:(?!<\1>).)*?</\1>", re.S)
 _FAILED_BLOCKS = re.compile(r"SEARCH/REPLACE blocks? failed to match")
@@ -67,6 +73,15 @@ class _Reader:
         self.calls = 0
         self.pending_edits: dict[str, str] = {}  # file name -> call id, until aider says it applied it
         self.open_run: str | None = None  # the call id of a shell run whose output may follow
+        self.model = ""  # the model of this run of aider, until its first answer or model error
+        self.slash = ""  # the slash command just typed, kept only when aider refuses it
+
+    def model_outcome(self, text: str, failed: bool) -> None:
+        """The run's model is a call of its own (``aider --model X``) once its outcome is known."""
+        if self.model:
+            call_id = self.call("Bash", {"command": f"aider --model {self.model}"})
+            self.events.append(ToolResult(call_id, text, failed))
+            self.model = ""
 
     def call(self, name: str, args: dict[str, str]) -> str:
         self.calls += 1
@@ -83,9 +98,11 @@ class _Reader:
             self.events.append(UserText(ask.group(1).strip()))
         elif text and not text.startswith("/"):  # other slash commands (/add, /drop …) say nothing
             self.events.append(UserText(text))
+        self.slash = text.split("\n", 1)[0] if text.startswith("/") else ""
 
     def assistant(self, lines: list[str]) -> None:
         edits, prose = _edit_blocks(_THINKING.sub("", "\n".join(lines)).strip())
+        self.model_outcome("the model answered", False)
         for path, old, new in edits:
             call_id = self.call("Edit", {"file_path": path, "old_string": old, "new_string": new})
             self.pending_edits[path.rsplit("/", 1)[-1]] = call_id
@@ -101,7 +118,23 @@ class _Reader:
         self.open_run = None
         for ln in block:
             running, applied = _RUNNING.match(ln.strip()), _APPLIED.match(ln.strip())
-            if applied:
+            model = _MODEL.match(ln.strip())
+            if model:
+                self.model = model.group(1)
+            elif self.model and _MODEL_ERROR.match(ln.strip()):
+                self.model_outcome(ln.strip(), True)
+            elif self.model and ln.strip().startswith("Tokens: "):
+                self.model_outcome("the model answered", False)
+            if self.slash and ln.strip().startswith("Invalid command: "):
+                refused = self.call("Slash", {"slash": self.slash})
+                self.events.append(ToolResult(refused, ln.strip(), True))
+                self.slash = ""
+            write_failed = _WRITE_FAILED.match(ln.strip())
+            if write_failed:
+                path = write_failed.group(1)
+                failed = self.pending_edits.pop(path.rsplit("/", 1)[-1], None) or self.call("Edit", {"file_path": path})
+                self.events.append(ToolResult(failed, ln.strip(), True))
+            elif applied:
                 path = applied.group(1).strip()
                 done = self.pending_edits.pop(path.rsplit("/", 1)[-1], None)
                 if done is None:  # a whole-file edit: the file is named only here
@@ -156,6 +189,8 @@ def parse_aider(text: str) -> Parsed:
         if this != kind:
             flush()
             kind, lines = this, []
+        if this == "start":
+            reader.model = ""  # a run that ended before its model answered or failed tells nothing
         if this != "start":
             lines.append(line)
     flush()
