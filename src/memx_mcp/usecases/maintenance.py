@@ -365,6 +365,8 @@ def import_records(
             restored, fresh = [], []
     if ahead is not None:
         ahead.write(deps, result, how)
+        if progress:
+            progress(ahead.lines, total)
     _Batch.embedding(deps, restored, fresh, number).write(deps, result, how)
     if progress:
         progress(number, total or number)
