@@ -307,6 +307,7 @@ def no_sideways_scroll(driver: Any) -> tuple[int, int]:
 def test_every_view_fits_the_width_over_thousands_of_long_and_cjk_bullets(
     ui: UiServer, memory: Memory, browser: Any
 ) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -343,7 +344,15 @@ def test_every_view_fits_the_width_over_thousands_of_long_and_cjk_bullets(
     # The detail of the longest bullet: a modal dialog inside the viewport.
     browser.find_element(By.ID, "tab-bullets").click()
     browser.find_element(By.ID, "f-text").send_keys("0042_add_invoice")
-    row = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]"))[0]
+
+    def filtered(d: Any) -> list[Any]:  # the rows of the filtered list, not those it replaces
+        rows = d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]")
+        try:
+            return rows if rows and all("0042_add_invoice" in r.get_attribute("textContent") for r in rows) else []
+        except StaleElementReferenceException:
+            return []
+
+    row = wait_for(browser, filtered)[0]
     row.send_keys(Keys.ENTER)
     wait_for(browser, lambda d: d.find_element(By.ID, "detail").get_attribute("open") is not None)
     assert browser.execute_script("return document.getElementById('detail').matches(':modal')")
