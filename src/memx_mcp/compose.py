@@ -10,8 +10,8 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .adapters.anthropic import make_refiner
 from .adapters.fastembed import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
 from .adapters.lance.damage import REPAIR_HINT, explain
 from .adapters.lance.lance import LanceStore
@@ -21,6 +21,9 @@ from .config import Settings
 from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
 from .domain.errors import MemxError
 from .engine.reflector.sanitizer import PrivacySanitizer
+
+if TYPE_CHECKING:
+    from .engine.reflector.llm import Refiner
 from .memory import Memory
 from .ports import Embedder
 
@@ -104,6 +107,13 @@ def open_memory(
         if preload:
             embedder.start()
     return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement, refiners=make_refiner)
+
+
+def make_refiner(model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]:
+    """Anthropic's refiner, its SDK loaded only when a Reflector mode or a merge asks for an LLM."""
+    from .adapters.anthropic import make_refiner as anthropic
+
+    return anthropic(model, base_url, timeout)
 
 
 def repair_store(settings: Settings) -> RepairResult:

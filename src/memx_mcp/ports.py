@@ -7,10 +7,12 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from .domain.models import Bullet, Conflict, KnowledgeType, Section, Status
-from .engine.reflector.llm import Refiner
+
+if TYPE_CHECKING:  # the LLM's pydantic shapes load only where an LLM is used
+    from .engine.reflector.llm import Refiner
 
 EmbedKind = Literal["query", "passage"]
 

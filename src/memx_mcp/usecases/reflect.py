@@ -7,15 +7,17 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..domain.errors import InvalidInputError
 from ..domain.models import RememberResult
 from ..domain.scopes import Scope, detect_scope
-from ..engine.reflector.pipeline import Distilled, Dropped, Reflector, ReflectReport
-from ..engine.reflector.transcript import parse_transcript
 from .deps import Deps
 from .writes import Draft
 from .writing import checked, write
+
+if TYPE_CHECKING:
+    from ..engine.reflector.pipeline import Distilled, Reflector, ReflectReport
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
@@ -139,6 +141,8 @@ def transcript_key(text: str, session_id: str, path: Path | None) -> str:
 
 
 def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
+    from ..engine.reflector.pipeline import Reflector  # the rules load with the first reflect, not at start-up
+
     settings = deps.settings
     chosen = mode or settings.reflector_mode
     if chosen not in ("rules", "hybrid", "llm"):
@@ -179,6 +183,9 @@ def reflect(
     session_key: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReflectResult:
+    from ..engine.reflector.pipeline import Dropped
+    from ..engine.reflector.transcript import parse_transcript
+
     try:
         transcript = parse_transcript(text)
     except RecursionError as exc:
