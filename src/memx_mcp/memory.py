@@ -51,6 +51,7 @@ from .scopes import Scope, detect_scope, parse_scope
 from .store.catalog import spec
 from .store.lance import LanceStore
 from .store.protocols import EmbedderSource, EmbedKind, WriteTarget, embed
+from .store.routed import RoutedStore
 from .writes import Checked, Draft, WriteHow, check
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ class Memory:
     def __init__(
         self,
         settings: Settings,
-        store: LanceStore,
+        store: LanceStore | RoutedStore,
         embedder: EmbedderSource,
         *,
         clock: Callable[[], datetime] = utcnow,
@@ -353,6 +354,8 @@ class Memory:
         else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
             notes.append("CJK query: keyword layers only (the embedding model is English)")
         result = generate(self.store, request, vector, self.retrieval_params, notes, self._terms)
+        if isinstance(self.store, RoutedStore) and (team_notes := self.store.read_notes()):
+            result = dataclasses.replace(result, notes=(*result.notes, *team_notes))
         if reinforce and result.hits:
             ids = [h.bullet.id for h in result.hits]
             if self._recorder is not None:
