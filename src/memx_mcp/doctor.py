@@ -111,6 +111,8 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     checks.append(store_check)
     if memory is None:
         return checks
+    if settings.team_store:
+        checks.append(_team(memory))
     vectors, note = memory.embed_texts(["memx doctor probe"])
     running = memory.settings.model_name  # the configured model, or the one this machine falls back to
     if vectors and running != settings.model_name:
@@ -175,6 +177,28 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
         "store",
         f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {memory.store.count()} bullets, "
         f"{memory.store.size_bytes() / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
+    )
+
+
+def _team(memory: Memory) -> Check:
+    """The team store: where, how stale a copy may be, and whether it answers now."""
+    from .store.routed import RoutedStore
+
+    store = memory.store
+    assert isinstance(store, RoutedStore)
+    fix = "check the URI, the endpoint and the credentials (environment, profile or instance role)"
+    if store.team is None:
+        return Check("FAIL", "team store", f"{store.uri} could not be opened: {store.why_absent}", fix)
+    status = store.team.status()
+    where = f"{status.uri} (scopes {', '.join(store.scopes.scopes)}; copy refreshed every {status.staleness:g} s)"
+    if not status.reachable:
+        return Check("FAIL", "team store", f"{where}: unreachable now ({status.error})", fix)
+    seconds = store.team.wait_loaded()
+    return Check(
+        "OK",
+        "team store",
+        f"{where}: reachable, {status.bullets} active bullets, version {status.version}, "
+        f"copy loaded in {seconds:.2f} s",
     )
 
 

@@ -37,11 +37,15 @@ class TeamScopes:
     @classmethod
     def parse(cls, text: str) -> TeamScopes:
         """``project:api, project:web`` (commas or whitespace); each must be a scope's long form."""
+        from ..errors import InvalidScopeError
         from ..scopes import parse_scope
 
         found = []
         for raw in text.replace(",", " ").split():
-            scope = parse_scope(raw)
+            try:
+                scope = parse_scope(raw)
+            except InvalidScopeError as exc:
+                raise InvalidInputError(f"team_scopes: {raw!r} is not a scope ({exc})") from exc
             if str(scope) != raw.strip():
                 raise InvalidInputError(f"team_scopes: write {raw!r} in its long form ({scope})")
             found.append(str(scope))
@@ -112,6 +116,11 @@ class RoutedStore:
             if i in held:
                 groups.setdefault(id(held[i]), (held[i], []))[1].append(i)
         return list(groups.values())
+
+    def close(self) -> None:
+        """Stop following the team store (a process that ends needs not: the refresher is a daemon)."""
+        if self.team is not None:
+            self.team.close()
 
     def read_notes(self) -> list[str]:
         if self.team is None:

@@ -277,7 +277,7 @@ class TeamStore(LanceStore):
         except Exception as exc:
             if not isinstance(exc, MemxError):
                 if self._reach.reachable:
-                    log.warning("the team store %s cannot be reached: %s", self.uri, exc)
+                    log.warning("the team store %s cannot be reached: %s", self.uri, short_error(exc))
                 self._reach.failed(exc)
                 return False
             raise
