@@ -165,7 +165,8 @@ def _team(args: argparse.Namespace, memory: Memory) -> None:
         out = {"merged": done.merged, "conflicts_added": done.conflicts_added}
         out["conflicts_deduplicated"] = done.conflicts_deduplicated
         gone = sum(len(v) for v in done.merged.values())
-        text = f"Merged {gone} duplicate(s) into {len(done.merged)} bullet(s); {len(done.conflicts_added)} new conflict(s)."
+        added = len(done.conflicts_added)
+        text = f"Merged {gone} duplicate(s) into {len(done.merged)} bullet(s); {added} new conflict(s)."
     else:
         moved = (team.share if args.command == "share" else team.unshare)(memory, args.ids)
         out = {"moved": moved.moved, "already": moved.already, "not_found": moved.not_found}
