@@ -160,13 +160,13 @@ class RoutedStore:
             store.delete(group)
 
     def mark_recalled(self, counts: Mapping[str, int], now: datetime) -> None:
-        """On a recall's path: which store holds a hit comes from the team's in-memory copy, and with the
-        team store unreachable its recall counts are let go (they only nudge decay)."""
+        """On a recall's path: which store holds a hit comes from the team's in-memory copy (the team store
+        batches its counts)."""
         team = set(self.team.holds(list(counts))) if self.team is not None else set()
         mine = {i: n for i, n in counts.items() if i not in team}
         if mine:
             self.personal.mark_recalled(mine, now)
-        if team and self.team is not None and not self.team.read_notes():
+        if team and self.team is not None:
             self.team.mark_recalled({i: counts[i] for i in team}, now)
 
     def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:

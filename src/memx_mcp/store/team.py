@@ -18,10 +18,13 @@
 
 from __future__ import annotations
 
+import atexit
+import heapq
 import logging
+import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,7 +36,7 @@ import pyarrow as pa
 from ..errors import MemxError, ModelMismatchError, StoreError, TeamStoreUnavailable
 from ..models import Bullet, Conflict, Status
 from ..native import trim_heap
-from .fulltext import FullTextReader
+from ..retrieval.tokenize import tokens
 from .lance import CONFLICTS, LanceStore
 from .rows import bullet_schema, conflict_schema
 from .sql import _retry
@@ -54,12 +57,15 @@ def _same(bullet: Bullet) -> Bullet:
 
 class TeamCopy(VectorIndex):
     """The in-memory copy of the team table. It follows the table's version, not a local generation file:
-    this machine's writes are applied in place, other machines' arrive by ``reload``."""
+    this machine's writes are applied in place, other machines' arrive by ``reload``. Beside the vectors
+    it keeps each bullet's terms, so that keyword candidates come from memory too: a recall asks nothing of
+    the object store."""
 
     def __init__(self, cache: Path) -> None:
         super().__init__(cache / "generation")  # never written: the table's version is the generation
         self.version: int | None = None  # the table version the copy was last loaded at
         self._stale = False
+        self._postings: dict[str, set[str]] = {}  # term → ids of the bullets that hold it
 
     @property
     def loaded(self) -> bool:
@@ -73,6 +79,54 @@ class TeamCopy(VectorIndex):
                 self._apply(added, removed)
             else:  # a restore names no rows: the next read reloads
                 self._stale = True
+
+    def _apply(self, added: Sequence[Bullet], removed: Sequence[str]) -> None:
+        super()._apply(added, removed)
+        self._index_terms(
+            (b.id, " ".join((b.content, *b.tools, *b.entities, *b.tags)))
+            for b in added
+            if b.vector is not None and b.status is Status.ACTIVE
+        )
+
+    def _reload(self, table: Any, columns: Sequence[str]) -> None:
+        super()._reload(table, columns)
+        assert self._rows is not None
+        self._postings = {}
+        rows = self._rows.select(["id", "content", "tools", "entities", "tags"]).to_pylist()
+        self._index_terms(
+            (r["id"], " ".join((r["content"], *(r["tools"] or ()), *(r["entities"] or ()), *(r["tags"] or ()))))
+            for r in rows
+        )
+
+    def _index_terms(self, texts: Iterable[tuple[str, str]]) -> None:
+        postings = self._postings
+        for i, text in texts:
+            for term in set(tokens(text.lower())):
+                postings.setdefault(term, set()).add(i)
+
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """Ids of the active bullets of ``scopes`` that share the most (rarest) terms with ``terms``, each
+        term weighted by its inverse document frequency; terms held by over half the bullets are passed
+        over (they would weigh almost nothing, and cost a pass over most of the copy)."""
+        where, codes_of = self._where, self._scope_codes
+        wanted = {self._scope_index[sc] for sc in scopes if sc in self._scope_index}
+        n = len(where)
+        if not wanted or not n:
+            return []
+        scores: dict[str, float] = {}
+        for term in {t.lower() for t in terms}:
+            holders = self._postings.get(term)
+            if not holders or (n > 20 and len(holders) > n / 2):
+                continue
+            weight = math.log(1 + n / len(holders))
+            for i in holders:
+                scores[i] = scores.get(i, 0.0) + weight
+        found = [
+            (i, s)
+            for i, s in scores.items()
+            if (p := where.get(i)) is not None and p < len(codes_of) and codes_of[p] in wanted
+        ]
+        return heapq.nlargest(limit, found, key=lambda x: (x[1], x[0]))
 
     def advance(self, before: int, after: int) -> None:
         """This process committed version ``after`` on top of ``before``: if the copy was at ``before``,
@@ -96,30 +150,6 @@ class TeamCopy(VectorIndex):
             self.version, self._stale = version, False
         pa.default_memory_pool().release_unused()
         trim_heap()
-
-
-class TeamFullText(FullTextReader):
-    """Full-text queries on the team table: its connection carries the storage options, and checks for a
-    newer version at most every ``staleness`` seconds (not a round trip per query)."""
-
-    def __init__(self, uri: str, session: Any, options: dict[str, str], staleness: float) -> None:
-        super().__init__(uri, session, timeout=10.0)
-        self._options = options
-        self._staleness = staleness
-
-    async def _table(self, name: str) -> Any:
-        if name not in self._tables:
-            if self._db is None:
-                from .lancedb_import import load
-
-                self._db = await load().connect_async(
-                    self._uri,
-                    read_consistency_interval=timedelta(seconds=self._staleness),
-                    storage_options=self._options,
-                    session=self._session,
-                )
-            self._tables[name] = await self._db.open_table(name)
-        return self._tables[name]
 
 
 def short_error(exc: BaseException) -> str:
@@ -204,7 +234,6 @@ class TeamStore(LanceStore):
         self._options = dict(storage_options or {})
         session = lancedb.Session()
         self._db = lancedb.connect(uri, storage_options=self._options, session=session)
-        self._fulltext = TeamFullText(uri, session, self._options, staleness)
         self._vectors: TeamCopy = TeamCopy(cache)
         self._columns = bullet_schema(dim).names
         self._bullets_name = BULLETS
@@ -213,6 +242,10 @@ class TeamStore(LanceStore):
         self._reach = Reachability()
         self._reach.ok()
         self._indexes_when_free()
+        self._recalls: dict[str, int] = {}  # recall counts not yet written (``mark_recalled``)
+        self._recalled_at: datetime | None = None
+        self._recalls_lock = threading.Lock()
+        atexit.register(self.flush_recalls)
         self._stop = threading.Event()
         self._refresher: threading.Thread | None = None
         if background:
@@ -264,7 +297,8 @@ class TeamStore(LanceStore):
 
     def _follow(self) -> None:
         while not self._stop.wait(self.staleness):
-            self.sync()
+            if self.sync():
+                self.flush_recalls()
 
     def sync(self) -> bool:
         """Check the tables' latest versions now and bring the copy up to them; False (and the reason kept
@@ -307,6 +341,36 @@ class TeamStore(LanceStore):
 
     def close(self) -> None:
         self._stop.set()
+        self.flush_recalls()
+
+    def mark_recalled(self, counts: Mapping[str, int], now: datetime) -> None:
+        """Reinforcement, batched: the copy counts each recall at once, the table gets them all in one
+        commit at the next refresh (or when the process ends), not a round trip on every recall's path."""
+        with self._recalls_lock:
+            for i, n in counts.items():
+                self._recalls[i] = self._recalls.get(i, 0) + n
+            self._recalled_at = now
+        self._vectors.reinforce(counts, now)
+
+    def flush_recalls(self) -> None:
+        """Write the pending recall counts; kept for the next try when the object store does not answer."""
+        with self._recalls_lock:
+            counts, now, self._recalls = self._recalls, self._recalled_at, {}
+        if not counts or now is None:
+            return
+        try:
+            with self.write_lock(wait=min(self.lock_wait, 5.0)):
+                bullets = self.get(list(counts))
+                reinforced = [
+                    b.with_changes(recall_count=b.recall_count + counts[b.id], last_recalled_at=now) for b in bullets
+                ]
+                LanceStore.upsert(self, reinforced, vectors_changed=False)
+        except Exception as exc:
+            log.info("recall counts kept for the next try: %s", short_error(exc))
+            with self._recalls_lock:
+                for i, n in counts.items():
+                    self._recalls[i] = self._recalls.get(i, 0) + n
+                self._recalled_at = self._recalled_at or now
 
     def read_notes(self) -> list[str]:
         if self._reach.reachable:
@@ -316,7 +380,7 @@ class TeamStore(LanceStore):
             return [f"the team store {self.uri} is unreachable since {since} ({self._reach.error}): personal only"]
         return [
             f"the team store {self.uri} is unreachable since {since} ({self._reach.error}): team bullets come from "
-            f"this machine's copy (version {self._vectors.version}), without full-text search"
+            f"this machine's copy (version {self._vectors.version})"
         ]
 
     def status(self) -> TeamStatus:
@@ -357,8 +421,8 @@ class TeamStore(LanceStore):
 
     def optimize(self, erase: bool = False) -> None:
         """Compact and drop versions older than ``retention``, whichever machine runs it; a conflict with
-        another machine's commit skips it until the next time. ``erase`` rebuilds the full-text index (so
-        erased text leaves it) but still keeps the retention window: other machines may be reading."""
+        another machine's commit skips it until the next time. ``erase`` changes nothing here: other
+        machines may be reading the versions that still hold what was erased, until the window passes."""
         with self.write_lock():
             for table in (self._bullets, self._conflicts):
 
@@ -366,11 +430,24 @@ class TeamStore(LanceStore):
                     t.optimize(cleanup_older_than=self.retention)
 
                 try:
-                    if erase and table is self._bullets:
-                        _retry(lambda: self._ensure_indexes(rebuild_fulltext=True), "rebuild the full-text index")
                     _retry(compact, "optimize")
                 except Exception as exc:  # upkeep: never fail a write for it
                     log.warning("team store compaction skipped: %s", exc)
+
+    def _missing_indexes(self) -> bool:
+        indexed = {tuple(ix.columns) for ix in self._bullets.list_indices()}
+        return not {("id",), ("scope",), ("status",)} <= indexed
+
+    def _ensure_indexes(self, rebuild_fulltext: bool = False) -> None:
+        """Scalar indexes only: keyword candidates come from the copy's terms, never from the table."""
+        from lancedb.index import Bitmap, BTree
+
+        indexed = {tuple(ix.columns) for ix in self._bullets.list_indices()}
+        if ("id",) not in indexed:
+            self._bullets.create_index("id", config=BTree(), replace=True)
+        for column in ("scope", "status"):
+            if (column,) not in indexed:
+                self._bullets.create_index(column, config=Bitmap(), replace=True)
 
     def add(self, bullets: Sequence[Bullet]) -> None:
         guarded = [self._guard(b) for b in bullets]
@@ -419,9 +496,13 @@ class TeamStore(LanceStore):
     # -- reads -------------------------------------------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
-        if not self._reach.reachable:  # full-text search reads the object store: the copy has no terms
+        """From the copy's terms, not the table's full-text index: no round trip, and it works offline."""
+        if not terms:
             return []
-        return super().keyword_search(terms, scopes, limit)
+        self._current_copy()
+        found = self._vectors.keyword_search(terms, scopes, limit)
+        known = self._vectors.bullets([i for i, _ in found])
+        return [(known[i], score) for i, score in found if i in known]
 
     def verify(self) -> str:
         for name, table in ((BULLETS, self._bullets), (CONFLICTS, self._conflicts)):
