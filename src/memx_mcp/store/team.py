@@ -207,7 +207,7 @@ class TeamStore(LanceStore):
         storage_options: dict[str, str] | None = None,
         staleness: float = 5.0,
         retention: timedelta = timedelta(hours=1),
-        optimize_every: int = 50,
+        optimize_every: int = 20,
         lock_wait: float = 30.0,
         guard: Guard = _same,
         background: bool = True,
@@ -319,8 +319,10 @@ class TeamStore(LanceStore):
         return True
 
     def _online(self, what: str) -> None:
-        """Writers see every machine's latest writes first; without the object store nothing is written."""
-        if not self.sync():
+        """A write curates against the copy (at most ``staleness`` old: what two machines write in that
+        window meets at the next Curator pass, ``memx team curate``), so it costs no reload; with the
+        object store known to be unreachable it is refused at once, and nothing is written."""
+        if not self._reach.reachable and not self.sync():
             raise TeamStoreUnavailable(
                 f"the team store {self.uri} cannot be reached ({self._reach.error}): {what} was not done; "
                 "nothing was written to it. Try again when it is back (`memx doctor` shows it)"
