@@ -10,6 +10,7 @@ import pytest
 
 from memx_mcp import team
 from memx_mcp.compose import open_store, team_guard
+from memx_mcp.doctor import _team as doctor_team_line
 from memx_mcp.config import Settings
 from memx_mcp.errors import InvalidInputError, ModelMismatchError, TeamStoreUnavailable
 from memx_mcp.memory import Memory
@@ -248,6 +249,8 @@ def test_recall_with_the_s3_server_stopped_answers_from_the_copy_and_says_so(
     finally:
         server.stop()
     assert not team_of(m).sync()  # what the background thread finds at its next check
+    check = doctor_team_line(m)
+    assert check.status == "FAIL" and "unreachable now" in check.detail
     found = m.recall("redis port for the api tests")
     assert [h.bullet.id for h in found.hits] == [stored.bullet.id]
     assert any("unreachable" in n and "this machine's copy" in n for n in found.notes)
@@ -256,6 +259,18 @@ def test_recall_with_the_s3_server_stopped_answers_from_the_copy_and_says_so(
     with pytest.raises(TeamStoreUnavailable, match="nothing was written"):
         m.remember("The API's staging URL moved to api.staging.example.test")
     assert [b.id for b in routed(m).personal.all_bullets()] == [personal.bullet.id]
+
+
+def test_doctor_shows_the_team_store_its_staleness_and_that_it_answers(
+    tmp_path: Path, s3: S3Server, embedder: Embedder
+) -> None:
+    bucket = s3.bucket()
+    m = machine(team_settings(tmp_path / "a", s3, bucket, team_staleness_seconds=2.5), embedder)
+    m.remember(LESSON)
+    check = doctor_team_line(m)
+    assert check.status == "OK", check
+    assert f"s3://{bucket}/team" in check.detail and "refreshed every 2.5 s" in check.detail
+    assert "reachable, 1 active bullets" in check.detail
 
 
 def test_a_team_store_that_cannot_be_reached_at_start_leaves_personal_memory_working(
