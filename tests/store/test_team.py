@@ -10,8 +10,8 @@ import pytest
 
 from memx_mcp import team
 from memx_mcp.compose import open_store, team_guard
-from memx_mcp.doctor import _team as doctor_team_line
 from memx_mcp.config import Settings
+from memx_mcp.doctor import _team as doctor_team_line
 from memx_mcp.errors import InvalidInputError, ModelMismatchError, TeamStoreUnavailable
 from memx_mcp.memory import Memory
 from memx_mcp.models import Bullet, Conflict, KnowledgeType, Section, Status
@@ -317,3 +317,20 @@ def test_the_guard_masks_every_text_field() -> None:
     )
     masked = guard(b)
     assert key not in masked.content and key not in masked.origin
+
+
+def test_keyword_candidates_come_from_the_copy_so_a_keyword_only_recall_works_with_the_server_stopped(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    server = S3Server().start()
+    try:
+        m = machine(team_settings(tmp_path / "a", server, server.bucket()), embedder)
+        stored = m.remember(LESSON)
+        m.remember("The web client's end-to-end tests run with `npm run e2e` against a local preview build")
+    finally:
+        server.stop()
+    assert not team_of(m).sync()
+    keywords_only = Memory(m.settings, m.store, ReadyEmbedder(None, "the model is away"), cwd=m.settings.home)
+    found = keywords_only.recall("make test-api redis")
+    assert found.mode == "keyword-only"
+    assert found.hits and found.hits[0].bullet.id == stored.bullet.id

@@ -24,8 +24,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,6 +45,7 @@ from .vectors import VectorIndex
 log = logging.getLogger(__name__)
 
 BULLETS = "bullets"
+_CONFLICT_ROUNDS = 4  # rounds of ``sql._retry``'s six attempts
 MODEL_KEY = b"memx_model"
 DIM_KEY = b"memx_dim"
 Guard = Callable[[Bullet], Bullet]
@@ -328,18 +328,26 @@ class TeamStore(LanceStore):
                 "nothing was written to it. Try again when it is back (`memx doctor` shows it)"
             )
 
-    @contextmanager
-    def _unavailable_as_error(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except MemxError:
-            raise
-        except Exception as exc:
-            if self.sync():
+    def _written(self, write: Callable[[], None], what: str) -> None:
+        """``write`` with its commit conflicts retried longer than on a local disk (other machines commit
+        between two attempts: an update meets their compactions and updates), and an object store that
+        does not answer reported as such."""
+        for attempt in range(_CONFLICT_ROUNDS):
+            try:
+                write()
+                return
+            except MemxError:
                 raise
-            raise TeamStoreUnavailable(
-                f"the team store {self.uri} cannot be reached ({self._reach.error}): {what} was not done"
-            ) from exc
+            except Exception as exc:
+                text = str(exc).lower()
+                if attempt < _CONFLICT_ROUNDS - 1 and ("conflict" in text or "retry" in text):
+                    time.sleep(0.1 * (attempt + 1))
+                    continue
+                if self.sync():
+                    raise
+                raise TeamStoreUnavailable(
+                    f"the team store {self.uri} cannot be reached ({self._reach.error}): {what} was not done"
+                ) from exc
 
     def close(self) -> None:
         self._stop.set()
@@ -432,9 +440,9 @@ class TeamStore(LanceStore):
                     t.optimize(cleanup_older_than=self.retention)
 
                 try:
-                    _retry(compact, "optimize")
+                    compact()  # once: under contention a retry would rewrite the same fragments again
                 except Exception as exc:  # upkeep: never fail a write for it
-                    log.warning("team store compaction skipped: %s", exc)
+                    log.info("team store compaction skipped until next time: %s", short_error(exc))
 
     def _missing_indexes(self) -> bool:
         indexed = {tuple(ix.columns) for ix in self._bullets.list_indices()}
@@ -453,25 +461,21 @@ class TeamStore(LanceStore):
 
     def add(self, bullets: Sequence[Bullet]) -> None:
         guarded = [self._guard(b) for b in bullets]
-        with self._unavailable_as_error(f"storing {len(bullets)} bullet(s)"):
-            super().add(guarded)
+        self._written(lambda: LanceStore.add(self, guarded), f"storing {len(bullets)} bullet(s)")
 
     def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None:
         guarded = [self._guard(b) for b in bullets]
-        with self._unavailable_as_error(f"storing {len(bullets)} bullet(s)"):
-            super().upsert(guarded, vectors_changed)
+        self._written(lambda: LanceStore.upsert(self, guarded, vectors_changed), f"storing {len(bullets)} bullet(s)")
 
     def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:
-        with self._unavailable_as_error(f"recording {len(conflicts)} conflict(s)"):
-            super().add_conflicts(conflicts)
+        self._written(lambda: LanceStore.add_conflicts(self, conflicts), f"recording {len(conflicts)} conflict(s)")
 
     def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None:
-        with self._unavailable_as_error(f"setting {len(ids)} bullet(s) {status.value}"):
-            super().set_status(ids, status, now)
+        what = f"setting {len(ids)} bullet(s) {status.value}"
+        self._written(lambda: LanceStore.set_status(self, ids, status, now), what)
 
     def delete(self, ids: Sequence[str]) -> None:
-        with self._unavailable_as_error(f"erasing {len(ids)} bullet(s)"):
-            super().delete(ids)
+        self._written(lambda: LanceStore.delete(self, ids), f"erasing {len(ids)} bullet(s)")
 
     def staged(self, bullets: Sequence[Bullet] = ()) -> StagedWrite:
         self._online(f"curating {len(bullets)} bullet(s)")
