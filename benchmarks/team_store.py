@@ -26,12 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.adapters.lance.routed import RoutedStore
 from memx_mcp.compose import open_memory, open_store
 from memx_mcp.config import Settings
+from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
-from memx_mcp.models import Bullet, KnowledgeType, Section
-from memx_mcp.store.lance import LanceStore
-from memx_mcp.store.routed import RoutedStore
 from speed import THINGS, TOOLS, VERBS, texts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

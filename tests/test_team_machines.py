@@ -18,7 +18,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from memx_mcp.store.team import TeamStore
+from memx_mcp.adapters.lance.team import TeamStore
 
 from .conftest import MODEL
 from .helpers import env_for, script

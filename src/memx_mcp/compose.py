@@ -9,16 +9,16 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+from .adapters.fastembed import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
+from .adapters.lance.lance import LanceStore
+from .adapters.lance.routed import RoutedStore
 from .config import Settings
-from .errors import MemxError
+from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
+from .domain.errors import MemxError
+from .domain.models import Bullet
+from .engine.reflector import PrivacySanitizer
 from .memory import Memory
-from .models import Bullet
-from .reflector import PrivacySanitizer
-from .store.catalog import E5_SMALL, MINILM, e5_unavailable
-from .store.embedder import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
-from .store.lance import LanceStore
-from .store.protocols import Embedder
-from .store.routed import RoutedStore
+from .ports import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def choose_model(settings: Settings, unavailable: Callable[[], str] = e5_unavail
 def make_embedder(settings: Settings, fallback: str = "") -> LazyEmbedder:
     def load() -> Embedder:
         if settings.model_name == E5_SMALL:
-            from .store.e5 import E5Embedder  # lazily: start-up never waits for a model's library
+            from .adapters.e5 import E5Embedder  # lazily: start-up never waits for a model's library
 
             return E5Embedder(threads=settings.embed_threads)
         folder = Path(settings.model_path) if settings.model_path else prepare_shipped_model(settings.home / "models")
@@ -74,8 +74,8 @@ def open_store(settings: Settings, *, allow_model_change: bool = False) -> Lance
     )
     if not settings.team_store:
         return personal
-    from .store.routed import TeamScopes
-    from .store.team import TeamStore, short_error
+    from .adapters.lance.routed import TeamScopes
+    from .adapters.lance.team import TeamStore, short_error
 
     scopes = TeamScopes.parse(settings.team_scopes)
     try:

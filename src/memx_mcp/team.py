@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from . import curator
-from .errors import InvalidInputError, TeamStoreUnavailable
-from .inputs import MAX_IDS
-from .models import Bullet, Conflict, Status
-from .store.routed import RoutedStore
-from .store.team import TeamStore
-from .writes import Draft
+from .adapters.lance.routed import RoutedStore
+from .adapters.lance.team import TeamStore
+from .domain.errors import InvalidInputError, TeamStoreUnavailable
+from .domain.inputs import MAX_IDS
+from .domain.models import Bullet, Conflict, Status
+from .engine import curator
+from .usecases.writes import Draft
 
 if TYPE_CHECKING:
     from .memory import Memory
