@@ -53,7 +53,7 @@ def test_inconsistent_thresholds_are_refused() -> None:
 def test_the_readme_configuration_table_is_the_generated_one() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     assert reference_markdown() in readme, "regenerate it: python -m memx_mcp.config"
-    documented = set(re.findall(r"`(MEMX_[A-Z_]+)`", readme))
+    documented = set(re.findall(r"`(MEMX_[A-Z0-9_]+)`", readme))
     assert {name for name, _, _ in settings_reference()} <= documented
 
 

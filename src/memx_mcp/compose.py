@@ -9,6 +9,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +18,11 @@ from .adapters.lance.damage import REPAIR_HINT, explain
 from .adapters.lance.lance import LanceStore
 from .adapters.lance.lock import file_lock
 from .adapters.lance.repair import RepairResult, repair
+from .adapters.lance.routed import RoutedStore
 from .config import Settings
 from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
 from .domain.errors import MemxError
+from .domain.models import Bullet
 from .engine.reflector.sanitizer import PrivacySanitizer
 
 if TYPE_CHECKING:
@@ -70,14 +73,61 @@ def make_embedder(settings: Settings, fallback: str = "") -> LazyEmbedder:
     return LazyEmbedder(load, settings.model_name, fallback)
 
 
-def open_store(settings: Settings, *, allow_model_change: bool = False) -> LanceStore:
-    return LanceStore(
+def open_store(settings: Settings, *, allow_model_change: bool = False) -> LanceStore | RoutedStore:
+    """The personal store, and beside it the team store when settings name one (``store/routed.py``)."""
+    personal = LanceStore(
         settings.home / "store",
         settings.model_name,
         settings.model_dim,
         allow_model_change=allow_model_change,
         lock_wait=settings.lock_wait_seconds,
     )
+    if not settings.team_store:
+        return personal
+    from .adapters.lance.routed import TeamScopes
+    from .adapters.lance.team import TeamStore, short_error
+
+    scopes = TeamScopes.parse(settings.team_scopes)
+    try:
+        team = TeamStore(
+            settings.team_store,
+            settings.home / "team",
+            settings.model_name,
+            settings.model_dim,
+            storage_options=settings.team_storage_options(),
+            staleness=settings.team_staleness_seconds,
+            retention=timedelta(minutes=settings.team_retention_minutes),
+            lock_wait=settings.lock_wait_seconds,
+            guard=team_guard(PrivacySanitizer(settings.user_patterns)),
+        )
+    except MemxError:
+        raise
+    except Exception as exc:  # the object store is unreachable: personal memory still works
+        why = short_error(exc)
+        log.warning("the team store %s cannot be opened: %s", settings.team_store, why)
+        return RoutedStore(personal, None, scopes, settings.team_store, why)
+    return RoutedStore(personal, team, scopes, settings.team_store)
+
+
+def team_guard(sanitizer: PrivacySanitizer) -> Callable[[Bullet], Bullet]:
+    """The sanitizer once more on every text field of a bullet bound for the team store, whatever door it
+    came through; text it changes loses its vector (embedded from the unmasked text) until re-embedded."""
+
+    def guard(b: Bullet) -> Bullet:
+        masked = b.with_changes(
+            content=sanitizer.mask(b.content),
+            source=sanitizer.mask(b.source),
+            origin=sanitizer.mask(b.origin),
+            tools=tuple(sanitizer.mask(t) for t in b.tools),
+            entities=tuple(sanitizer.mask(t) for t in b.entities),
+            tags=tuple(sanitizer.mask(t) for t in b.tags),
+        )
+        if masked.content != b.content:
+            log.warning("a bullet bound for the team store still held a secret: masked before it left")
+            masked = masked.with_changes(vector=None)
+        return masked
+
+    return guard
 
 
 def open_memory(

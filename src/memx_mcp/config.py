@@ -137,6 +137,31 @@ class Settings:
         default=30.0,
         metadata={"doc": "how long a write waits for another process's write before saying the store is busy"},
     )
+    team_store: str = field(
+        default="",
+        metadata={
+            "doc": "URI of a team store shared by a team's machines (`s3://BUCKET/PATH`, `gs://…`, `az://…`); "
+            "credentials come from the object store's own sources (environment, profile, instance role), "
+            "never from memx; empty: personal store only"
+        },
+    )
+    team_scopes: str = field(
+        default="",
+        metadata={"doc": "scopes the team store holds (`project:api, project:web`, each with its workspaces)"},
+    )
+    team_staleness_seconds: float = field(
+        default=5.0, metadata={"doc": "how old this machine's copy of the team store may be before it is refreshed"}
+    )
+    team_retention_minutes: float = field(
+        default=60.0, metadata={"doc": "team store versions younger than this are never cleaned up"}
+    )
+    team_s3_endpoint: str = field(
+        default="", metadata={"doc": "endpoint of an S3-compatible server for the team store; empty: AWS S3"}
+    )
+    team_s3_region: str = field(default="", metadata={"doc": "region of the team store's bucket; empty: the SDK's"})
+    team_s3_allow_http: int = field(
+        default=0, metadata={"doc": "1: allow a plain-HTTP endpoint for the team store (a server on loopback)"}
+    )
     log_level: str = field(default="WARNING", metadata={"doc": "stderr log level"})
     secret_patterns: str = field(
         default="",
@@ -159,6 +184,13 @@ class Settings:
                 )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
+        if self.team_store and not self.team_scopes.strip():
+            raise InvalidInputError("team_store is set but team_scopes is empty: name the scopes the team shares")
+        if self.team_staleness_seconds <= 0 or self.team_retention_minutes * 60 < 10 * self.team_staleness_seconds:
+            raise InvalidInputError(
+                "team_staleness_seconds must be positive, and team_retention_minutes at least ten staleness periods "
+                "(a version another machine still reads is never cleaned up)"
+            )
         self.user_patterns  # noqa: B018 - a bad pattern is a clear error at start, not at the first write
 
     def curator_thresholds(self, cjk: bool = False) -> CuratorDefaults:
@@ -189,6 +221,19 @@ class Settings:
                 raise InvalidInputError(f"secret_patterns: {name.strip()}: {exc}") from exc
             pairs.append((name.strip(), regex.strip()))
         return tuple(pairs)
+
+    def team_storage_options(self) -> dict[str, str]:
+        """LanceDB storage options for the team store: endpoint, region and plain HTTP only (credentials are
+        the object store's business), and retries short enough that an unreachable store is noticed in
+        seconds rather than minutes."""
+        options = {"client_max_retries": "3", "client_retry_timeout": "10", "connect_timeout": "2s"}
+        if self.team_s3_endpoint:
+            options["aws_endpoint"] = self.team_s3_endpoint
+        if self.team_s3_region:
+            options["aws_region"] = self.team_s3_region
+        if self.team_s3_allow_http:
+            options["allow_http"] = "true"
+        return options
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)

@@ -15,8 +15,8 @@ from .config import Settings
 from .domain.models import KnowledgeType, RecallResult, RememberResult, Section
 from .domain.scopes import Scope
 from .engine.reflector import PrivacySanitizer
-from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, no_refiner
-from .usecases import browse, injection, maintenance, writing
+from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
+from .usecases import browse, injection, maintenance, team, writing
 from .usecases import recall as recalling
 from .usecases import reflect as reflecting
 from .usecases.deps import Deps, Workspace, utcnow
@@ -55,6 +55,7 @@ class Memory:
         sanitizer: PrivacySanitizer | None = None,
         defer_reinforcement: bool = False,
         refiners: RefinerFactory = no_refiner,
+        teams: Teams | None = None,
     ) -> None:
         """``defer_reinforcement``: recall answers first and records its recalls in batches on a background
         thread (the long-running server does this; ``flush`` writes what is pending). ``refiners``: how the
@@ -67,6 +68,7 @@ class Memory:
             clock=clock,
             workspace=Workspace(settings, cwd or Path.cwd()),
             refiners=refiners,
+            teams=teams,
         )
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
 
@@ -218,6 +220,13 @@ class Memory:
     decay_bands = UseCase(browse.bands)
     check_store = UseCase(browse.check_store)
     purge_scope = UseCase(browse.purge_scope)
+
+    # -- the team store ---------------------------------------------------------------------------------
+
+    share = UseCase(team.share)
+    unshare = UseCase(team.unshare)
+    team_curate = UseCase(team.curate)
+    team_status = UseCase(team.status)
 
     # -- reflect and inject -----------------------------------------------------------------------------
 

@@ -103,12 +103,13 @@ class Store(WriteTarget, Protocol):
     """What the use cases ask of the store (``adapters/lance``): bullets, conflicts, reflected transcripts,
     the write lock that serialises every writer of the folder, and the in-memory copy's searches."""
 
-    dim: int
-    vectors_model: str
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def vectors_model(self) -> str: ...
 
     def write_lock(self, wait: float | None = None) -> AbstractContextManager[None]: ...
-
-    def write_lock_if_free(self) -> AbstractContextManager[bool]: ...
 
     def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None: ...
 
@@ -127,8 +128,6 @@ class Store(WriteTarget, Protocol):
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]: ...
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
-
-    def keyword_candidates(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]: ...
 
@@ -165,3 +164,52 @@ class StagedBatch(WriteTarget, Protocol):
     """Curated writes held in memory; ``commit`` stores them at once and says what could not be written."""
 
     def commit(self) -> str: ...
+
+
+class SharedStore(Store, Protocol):
+    """The team's store on object storage (``adapters/lance/team.py``): a store with no lock between
+    machines, that says how current this machine's copy of it is."""
+
+    uri: str
+
+    def sync(self) -> bool: ...
+
+    def open_conflicts(self) -> list[Conflict]: ...
+
+    def status(self) -> TeamStatus: ...
+
+    def wait_loaded(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class TeamStatus:
+    uri: str
+    staleness: float
+    reachable: bool
+    error: str
+    version: int
+    copy_version: int | None
+    bullets: int
+
+
+class Teams(Protocol):
+    """The personal store and the team store side by side (``adapters/lance/routed.py``): what the team's
+    use cases (share, unshare, the team Curator pass, doctor's line) need beyond ``Store``."""
+
+    uri: str
+    why_absent: str  # why ``team`` is None
+
+    @property
+    def personal(self) -> Store: ...
+
+    @property
+    def team(self) -> SharedStore | None: ...
+
+    @property
+    def scope_names(self) -> tuple[str, ...]: ...
+
+    def holder(self, ids: Sequence[str]) -> Mapping[str, Store]: ...
+
+    def write_lock(self, wait: float | None = None) -> AbstractContextManager[None]: ...
+
+    def read_notes(self) -> list[str]: ...

@@ -66,6 +66,8 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
         _conflicts(args, memory)
     elif args.command in ("gc", "restore", "list", "export", "import"):
         return _maintain(args, memory)
+    elif args.command in ("share", "unshare", "team"):
+        _team(args, memory)
     elif args.command == "reflect":
         from ..presentation.schemas import ReflectOut
 
@@ -148,6 +150,26 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
             sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
     views = memory.list_conflicts(args.scope, include_overlaps=args.all)
     _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+
+
+def _team(args: argparse.Namespace, memory: Memory) -> None:
+    if args.command == "team":
+        done = memory.team_curate()
+        out = {"merged": done.merged, "conflicts_added": done.conflicts_added}
+        out["conflicts_deduplicated"] = done.conflicts_deduplicated
+        gone = sum(len(v) for v in done.merged.values())
+        added = len(done.conflicts_added)
+        text = f"Merged {gone} duplicate(s) into {len(done.merged)} bullet(s); {added} new conflict(s)."
+    else:
+        moved = memory.share(args.ids) if args.command == "share" else memory.unshare(args.ids)
+        out = {"moved": moved.moved, "already": moved.already, "not_found": moved.not_found}
+        where = "the team store" if args.command == "share" else "this machine's store"
+        text = f"Moved {len(moved.moved)} to {where}." + "".join(
+            f" {what}: {', '.join(ids)}."
+            for what, ids in (("Already there", moved.already), ("Not found", moved.not_found))
+            if ids
+        )
+    sys.stdout.write((json.dumps(out, indent=2) if args.json else text) + "\n")
 
 
 def _maintain(args: argparse.Namespace, memory: Memory) -> int:

@@ -111,6 +111,8 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     checks.append(store_check)
     if memory is None:
         return checks
+    if settings.team_store:
+        checks.append(_team(memory))
     vectors, note = memory.embed_texts(["memx doctor probe"])
     running = memory.settings.model_name  # the configured model, or the one this machine falls back to
     if vectors and running != settings.model_name:
@@ -174,6 +176,25 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
         "store",
         f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {bullets} bullets, "
         f"{size / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
+    )
+
+
+def _team(memory: Memory) -> Check:
+    """The team store: where, how stale a copy may be, and whether it answers now."""
+    fix = "check the URI, the endpoint and the credentials (environment, profile or instance role)"
+    report = memory.team_status()
+    if report is None or report.status is None:
+        why = report.absent if report else "not configured"
+        return Check("FAIL", "team store", f"{report.uri if report else ''} could not be opened: {why}", fix)
+    status = report.status
+    where = f"{status.uri} (scopes {', '.join(report.scopes)}; copy refreshed every {status.staleness:g} s)"
+    if not status.reachable:
+        return Check("FAIL", "team store", f"{where}: unreachable now ({status.error})", fix)
+    return Check(
+        "OK",
+        "team store",
+        f"{where}: reachable, {status.bullets} active bullets, version {status.version}, "
+        f"copy loaded in {report.loaded_seconds:.2f} s",
     )
 
 

@@ -95,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="only say what would move")
     p.add_argument("--purge", action="store_true", help="also erase archived bullets")
 
+    for name, text in (("share", "move bullets to the team store"), ("unshare", "move team bullets to this machine")):
+        p = add(name, text, f"memx {name} b_0123456789abcdef", unscoped)
+        p.add_argument("ids", nargs="+")
+
+    p = add("team", "the team store's Curator pass (safe on any machine)", "memx team curate", unscoped)
+    p.add_argument("action", choices=["curate"])
+
     p = add("restore", "bring archived bullets back", "memx restore b_0123456789abcdef", unscoped)
     p.add_argument("ids", nargs="+")
 

@@ -10,7 +10,8 @@ silence (a log line) in hooks.
     │   ├── SchemaVersionError   the store was written by a newer memx
     │   ├── StoreBusyError       another process held the write lock too long
     │   ├── StoreDamagedError    files of the store are missing or unreadable: run `memx repair`
-    │   └── DiskFullError        the disk is full (ENOSPC): nothing half-written is reported as stored
+    │   ├── DiskFullError        the disk is full (ENOSPC): nothing half-written is reported as stored
+    │   └── TeamStoreUnavailable the team store (object storage) cannot be reached: nothing was written to it
     └── EmbedderUnavailable      the embedding model cannot load (memx goes keyword-only)
 """
 
@@ -59,3 +60,7 @@ class DiskFullError(StoreError):
 
 class EmbedderUnavailable(MemxError):
     pass
+
+
+class TeamStoreUnavailable(StoreError):
+    """The team store on object storage cannot be reached now; what was asked of it was not done."""

@@ -18,7 +18,7 @@ from ..engine.reflector import PrivacySanitizer
 from ..engine.retrieval import RetrievalParams
 from ..engine.retrieval.fusion import FusionParams
 from ..engine.retrieval.generator import TermsCache
-from ..ports import EmbedderSource, EmbedKind, RefinerFactory, Store, embed, no_refiner
+from ..ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, embed, no_refiner
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,7 @@ class Deps:
     clock: Callable[[], datetime]
     workspace: Workspace
     refiners: RefinerFactory = no_refiner
+    teams: Teams | None = None  # the personal and the team store side by side, when a team store is set
     curator: CuratorParams = field(init=False)
     curator_cjk: CuratorParams = field(init=False)
     decay: DecayParams = field(init=False)

@@ -53,6 +53,8 @@ def recall(
     else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
         notes.append("CJK query: keyword layers only (the embedding model is English)")
     result = generate(deps.store, request, vector, deps.retrieval, notes, deps.terms)
+    if deps.teams is not None and (team_notes := deps.teams.read_notes()):
+        result = dataclasses.replace(result, notes=(*result.notes, *team_notes))
     if reinforce and result.hits:
         ids = [h.bullet.id for h in result.hits]
         if recorder is not None:
