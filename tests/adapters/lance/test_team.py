@@ -17,7 +17,7 @@ from memx_mcp.domain.errors import InvalidInputError, ModelMismatchError, TeamSt
 from memx_mcp.domain.models import Bullet, Conflict, KnowledgeType, Section, Status
 from memx_mcp.engine.reflector import PrivacySanitizer
 from memx_mcp.memory import Memory
-from memx_mcp.ports import Embedder, ReadyEmbedder
+from memx_mcp.ports import ACTIVE, Embedder, ReadyEmbedder
 from memx_mcp.usecases.writes import Draft
 
 from ...conftest import T0, Clock
@@ -194,7 +194,7 @@ def test_the_curator_pass_merges_one_lesson_written_by_three_machines_at_once_an
     kept = min(copies, key=lambda c: c.id)
     assert done.merged == {kept.id: sorted(c.id for c in copies if c.id != kept.id)}
     assert team_of(a).sync()  # A's next check of the table (its background thread's)
-    active = team_of(a).all_bullets("status = 'active'")
+    active = team_of(a).all_bullets(ACTIVE)
     assert sorted(x.id for x in active) == sorted([kept.id, other.bullet.id])
     assert {"session:x", "session:y", "session:z"} <= set(next(x for x in active if x.id == kept.id).origin.split())
     again = a.team_curate()
