@@ -57,6 +57,18 @@ def test_a_scan_finds_contradictions_imported_without_curation_and_records_them_
     assert maintenance.scan_conflicts(memory) == []
 
 
+def test_a_scan_judges_chinese_bullets_by_the_thresholds_the_write_path_uses_for_them(memory: Memory) -> None:
+    # MiniLM puts these two at ~0.87: under its Latin-script merge bar for so few shared words, over the CJK
+    # one (0.79 whatever the words), so a write of the second merges it into the first
+    first, second = "接口的超时时间设置为 30 秒", "接口超时设成 30 秒"
+    lines = [json.dumps({"id": f"b_{i}", "content": t, "scope": "project:demo"}) for i, t in enumerate((first, second))]
+    maintenance.import_records(memory, lines)
+    found = maintenance.scan_conflicts(memory)
+    assert [(c.kind, {c.a_id, c.b_id}) for c in found] == [("overlap", {"b_0", "b_1"})]
+    memory.remember(first, scope="project:other")
+    assert memory.remember(second, scope="project:other").action == "merged"
+
+
 def test_gc_archives_only_what_decayed_below_two_percent_and_purge_erases_only_archived(
     memory: Memory, clock: Clock
 ) -> None:

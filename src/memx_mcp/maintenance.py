@@ -14,7 +14,7 @@ import numpy as np
 from . import curator
 from .decay import decay_weight, is_archive_candidate
 from .errors import InvalidInputError, NotFoundError
-from .inputs import MAX_CONTENT_CHARS
+from .inputs import MAX_CONTENT_CHARS, mostly_cjk
 from .models import Bullet, Conflict, RememberResult, Status, new_id
 from .store.lance import sql_list
 from .writes import MAX_TAGS, Checked, Draft, WriteHow
@@ -37,7 +37,8 @@ def scan_conflicts(
     scopes = memory.resolve_scope(scope).visible()
     bullets = memory.store.all_bullets(f"status = 'active' AND scope IN {sql_list(scopes)} AND vector IS NOT NULL")
     known = memory.store.conflict_pairs()
-    params = memory.curator_params
+    latin, cjk = memory.curator_params, memory.curator_params_cjk
+    lowest = min(latin.conflict_threshold, cjk.conflict_threshold)
     found: list[Conflict] = []
     now = memory.clock()
     by_scope: dict[str, list[Bullet]] = defaultdict(list)
@@ -50,13 +51,17 @@ def scan_conflicts(
             if progress:
                 progress(done + start, len(bullets))
             sims = vectors[start : start + block] @ vectors.T
-            rows, cols = np.nonzero(sims >= params.conflict_threshold)
+            rows, cols = np.nonzero(sims >= lowest)
             for i, j in zip(rows + start, cols, strict=True):
                 if j <= i or frozenset((group[i].id, group[j].id)) in known:
                     continue
-                a, b = group[i], group[j]
-                evidence = curator.contradiction_evidence(a.content, b.content)
+                a, b = sorted((group[i], group[j]), key=lambda x: (x.created_at, x.id))
+                # as on the write path: the thresholds of the newer bullet's script (the one written second)
+                params = cjk if mostly_cjk(b.content) else latin
                 similarity = float(sims[i - start, j])
+                if similarity < params.conflict_threshold:
+                    continue
+                evidence = curator.contradiction_evidence(a.content, b.content)
                 if not evidence and not curator.is_duplicate(a.content, b.content, similarity, params):
                     continue  # a mere overlap is recorded on write, not by a scan
                 kind: Literal["contradiction", "overlap"] = "contradiction" if evidence else "overlap"
