@@ -7,7 +7,7 @@ store of its own:
   session's date and time is the bullet's ``created_at`` (turn k of a session ``k`` × 30 s after the
   session's start: turns are written one after the other). Whatever more is searched (a neighbouring
   turn's context, the date) is memx's own indexing. The clock stands at the creation time of the newest
-  turn of all conversations plus one day; decay is the shipped one.
+  turn of all conversations plus one day; decay is off (see ``open_memory_for``), all else is shipped.
 - ``enriched``: the text a benchmark-written import would carry: ``[date] speaker: text``, a shared
   photo's caption and "(replying to <previous turn>)", all with one creation time (decay and recency
   neutral). That context is written by the benchmark, not by memx.
@@ -32,7 +32,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from harness import PlainBM25, bm25, bullet_record, fresh_memory, load, memx, vector
+from harness import PlainBM25, _model_cache, bm25, bullet_record, fresh_memory, load, memx, vector
+from memx_mcp.compose import open_memory
+from memx_mcp.config import Settings
+from memx_mcp.memory import Memory
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
 TUNED = range(0, 5)
@@ -52,7 +55,11 @@ def session_time(text: str) -> datetime:
 
 def sessions(conv: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     c = conv["conversation"]
-    return [(c.get(f"{key}_date_time", ""), turns) for key, turns in c.items() if key.startswith("session_") and isinstance(turns, list)]
+    return [
+        (c.get(f"{key}_date_time", ""), turns)
+        for key, turns in c.items()
+        if key.startswith("session_") and isinstance(turns, list)
+    ]
 
 
 def enriched_records(conversations: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -96,7 +103,8 @@ def evaluate(rank: Ranker, questions: list[tuple[int, dict[str, Any]]]) -> dict[
     for n, q in questions:
         gold = {turn_id(n, e) for e in q.get("evidence", [])}
         top = rank(n, q["question"], 10)
-        hits.append((n, q["category"], bool(gold & set(top[:5])), bool(gold & set(top[:10])), bool(gold) and gold <= set(top[:5])))
+        at5, at10 = set(top[:5]), set(top[:10])
+        hits.append((n, q["category"], bool(gold & at5), bool(gold & at10), bool(gold) and gold <= at5))
     ms = (time.perf_counter() - start) * 1000 / max(1, len(questions))
     return {"hits": hits, "ms": ms}
 
@@ -110,22 +118,38 @@ def report(name: str, result: dict[str, Any]) -> str:
     tuned = [h for h in hits if h[0] in TUNED]
     held = [h for h in hits if h[0] not in TUNED]
     cats = [share([h[2] for h in hits if h[1] == c]) for c in CATEGORIES]
-    return (
-        f"| {name} | {share([h[2] for h in tuned])} | {share([h[2] for h in held])} | **{share([h[2] for h in hits])}** "
-        f"| {share([h[3] for h in hits])} | {share([h[4] for h in hits])} | {' | '.join(cats)} | {result['ms']:.1f} |"
-    )
+    cells = [share([h[2] for h in tuned]), share([h[2] for h in held]), f"**{share([h[2] for h in hits])}**"]
+    cells += [share([h[3] for h in hits]), share([h[4] for h in hits]), *cats, f"{result['ms']:.1f}"]
+    return f"| {name} | {' | '.join(cells)} |"
 
 
-def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]]) -> None:
+def open_memory_for(protocol: str, keep: Path | None) -> tuple[Memory, bool]:
+    """A fresh store, or the one kept in ``keep`` from an earlier run (True: already filled)."""
+    # Decay off in the bare protocol: its turns span up to a year, and the shipped 30-day half-life would rank
+    # a conversation's last month above everything else (recall@5 0.189 on conversations 0-4 with it).
+    settings: dict[str, Any] = {"half_life_days": 1e9} if protocol == "bare" else {}
+    if keep is None:
+        return fresh_memory(**settings), False
+    home = keep / protocol
+    filled = (home / "store" / "meta.json").is_file()
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "models").exists():
+        (home / "models").symlink_to(_model_cache())
+    memory = open_memory(Settings(home=home, **settings), cwd=home)
+    memory.embedder.get(120.0)
+    return memory, filled
+
+
+def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Path | None) -> None:
     rows = bare_records(conversations) if protocol == "bare" else enriched_records(conversations)
-    memory = fresh_memory()
+    memory, filled = open_memory_for(protocol, keep)
     if protocol == "bare":
         now = newest_turn(conversations) + timedelta(days=1)
         memory.clock = lambda: now
-    seconds = load(memory, rows)
+    seconds = 0.0 if filled else load(memory, rows)
     questions = [(n, q) for n, conv in conversations for q in conv["qa"] if q["category"] in CATEGORIES]
     print(f"\n{protocol}: imported {len(rows)} turns in {seconds:.1f} s; {len(questions)} questions (categories 1-4)")
-    plain = PlainBM25(memory)
+    plain = PlainBM25(memory, name=f"plain{time.time_ns()}")
     rankers: dict[str, Ranker] = {
         "plain BM25 (LanceDB English)": lambda n, q, k: plain(q, f"project:locomo-{n}", k),
         "BM25 (memx tokenizer)": lambda n, q, k: bm25(memory, q, (f"project:locomo-{n}",), k),
@@ -133,7 +157,10 @@ def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]]) -> None:
         "memx recall": lambda n, q, k: memx(memory, q, f"project:locomo-{n}", k),
     }
     head = " | ".join(CATEGORIES.values())
-    print(f"| ranker | r@5 conv. 0-4 (tuned) | r@5 conv. 5-9 (held out) | r@5 all | r@10 all | all evidence in top 5 | {head} | ms/query |")
+    print(
+        "| ranker | r@5 conv. 0-4 (tuned) | r@5 conv. 5-9 (held out) | r@5 all | r@10 all | all evidence in top 5 "
+        f"| {head} | ms/query |"
+    )
     print("|---|---|---|---|---|---|" + "---|" * len(CATEGORIES) + "---|")
     for name, rank in rankers.items():
         print(report(name, evaluate(rank, questions)), flush=True)
@@ -143,13 +170,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--protocol", choices=("bare", "enriched", "both"), default="both")
     parser.add_argument("--conversations", default="0-9", help="a range of conversation numbers, e.g. 0-4")
+    parser.add_argument("--keep", type=Path, help="keep the stores in this folder and reuse them (tuning runs)")
     args = parser.parse_args()
     first, _, last = args.conversations.partition("-")
     wanted = range(int(first), int(last or first) + 1)
     data = json.loads(DATA.read_text(encoding="utf-8"))
     conversations = [(n, conv) for n, conv in enumerate(data) if n in wanted]
     for protocol in ("bare", "enriched") if args.protocol == "both" else (args.protocol,):
-        run(protocol, conversations)
+        run(protocol, conversations, args.keep)
 
 
 if __name__ == "__main__":

@@ -117,6 +117,24 @@ def test_export_then_import_round_trips_every_field_and_is_idempotent(memory: Me
     assert (again.restored, again.skipped_existing) == (0, 2)
 
 
+def test_import_embeds_again_vectors_another_model_made_instead_of_mixing_their_space(memory: Memory) -> None:
+    memory.remember("Use pytest -n auto to run the suite in parallel")
+    (record,) = maintenance.export(memory, vectors=True)
+    own = record["vector"]
+    assert record["vector_model"] == memory.store.vectors_model
+    # the same size, another space: what a store embedded with multilingual-e5-small exports
+    foreign = {**record, "vector": [own[-1], *own[:-1]], "vector_model": "intfloat/multilingual-e5-small"}
+    unnamed = {**record, "id": "b_unnamed", "vector": foreign["vector"]}
+    del unnamed["vector_model"]  # an export from before exports named their model: its space is unknown
+    for b in memory.store.all_bullets():
+        memory.store.delete([b.id])
+    result = maintenance.import_records(memory, [json.dumps(foreign), json.dumps(unnamed)])
+    assert (result.restored, result.reembedded, result.errors) == (2, 2, [])
+    for stored in memory.store.get([record["id"], "b_unnamed"]):
+        assert stored.vector is not None
+        assert max(abs(a - b) for a, b in zip(stored.vector, own, strict=True)) < 1e-5
+
+
 def test_import_with_timestamps_builds_an_aged_store(memory: Memory, clock: Clock) -> None:
     record = {
         "content": "The staging database lives in eu-west-1",

@@ -188,7 +188,10 @@ def bullet_record(b: Bullet, vectors: bool = False) -> dict[str, Any]:
 def export(memory: Memory, *, vectors: bool = False, include_archived: bool = True) -> Iterator[dict[str, Any]]:
     where = None if include_archived else "status = 'active'"
     for b in sorted(memory.store.all_bullets(where), key=lambda b: (b.created_at, b.id)):
-        yield bullet_record(b, vectors)
+        record = bullet_record(b, vectors)
+        if "vector" in record:  # which space the numbers are in: an import elsewhere keeps them only if it matches
+            record["vector_model"] = memory.store.vectors_model
+        yield record
 
 
 def record_draft(record: object) -> Draft:
@@ -230,6 +233,12 @@ def _parse(line: str) -> object:
         raise InvalidInputError(f"not JSON ({exc})") from exc
 
 
+def _foreign_vector(record: object, model: str) -> bool:
+    """A record carrying a vector that another model made, or that does not say which model: vectors of
+    two models of the same size compare as noise, so such a vector is never stored beside this store's."""
+    return isinstance(record, dict) and record.get("vector") is not None and record.get("vector_model") != model
+
+
 @dataclass
 class ImportResult:
     inserted: int = 0
@@ -237,6 +246,7 @@ class ImportResult:
     restored: int = 0
     skipped_existing: int = 0
     errors: list[str] = field(default_factory=list)
+    reembedded: int = 0  # records whose vectors came from another model (or an unnamed one): embedded here
 
 
 def import_records(
@@ -266,7 +276,11 @@ def import_records(
         if not line.strip():
             continue
         try:
-            draft = record_draft(_parse(line))
+            record = _parse(line)
+            if _foreign_vector(record, memory.store.vectors_model):
+                record = {**record, "vector": None}  # type: ignore[dict-item]
+                result.reembedded += 1
+            draft = record_draft(record)
             (restored if draft.id not in (None, "") else fresh).append(memory.check(draft, default))
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
