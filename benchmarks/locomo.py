@@ -19,7 +19,7 @@ stemming and stop words) over the same bullet texts, BM25 over memx's own tokeni
 model's cosine alone. Conversations 0-4 are the part retrieval was tuned on, 5-9 are held out: both are
 printed apart, and all ten.
 
-    python benchmarks/locomo.py [--protocol bare|enriched|both] [--conversations 0-4]
+    python benchmarks/locomo.py [--protocol bare|enriched|both] [--conversations 0-4] [--model minilm|e5]
 """
 
 from __future__ import annotations
@@ -36,11 +36,13 @@ from harness import PlainBM25, _model_cache, bm25, bullet_record, fresh_memory, 
 from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
+from memx_mcp.store.catalog import E5_SMALL, MINILM
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
 TUNED = range(0, 5)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TURN_SPACING = timedelta(seconds=30)
+MODELS = {"minilm": MINILM, "e5": E5_SMALL}
 
 
 def turn_id(n: int, dia_id: str) -> str:
@@ -123,14 +125,15 @@ def report(name: str, result: dict[str, Any]) -> str:
     return f"| {name} | {' | '.join(cells)} |"
 
 
-def open_memory_for(protocol: str, keep: Path | None) -> tuple[Memory, bool]:
+def open_memory_for(protocol: str, keep: Path | None, model: str = "minilm") -> tuple[Memory, bool]:
     """A fresh store, or the one kept in ``keep`` from an earlier run (True: already filled)."""
     # Decay off in the bare protocol: its turns span up to a year, and the shipped 30-day half-life would rank
     # a conversation's last month above everything else (recall@5 0.189 on conversations 0-4 with it).
     settings: dict[str, Any] = {"half_life_days": 1e9} if protocol == "bare" else {}
+    settings["model_name"] = MODELS[model]
     if keep is None:
         return fresh_memory(**settings), False
-    home = keep / protocol
+    home = keep / (protocol if model == "minilm" else f"{protocol}-{model}")
     filled = (home / "store" / "meta.json").is_file()
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "models").exists():
@@ -140,15 +143,18 @@ def open_memory_for(protocol: str, keep: Path | None) -> tuple[Memory, bool]:
     return memory, filled
 
 
-def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Path | None) -> None:
+def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Path | None, model: str) -> None:
     rows = bare_records(conversations) if protocol == "bare" else enriched_records(conversations)
-    memory, filled = open_memory_for(protocol, keep)
+    memory, filled = open_memory_for(protocol, keep, model)
     if protocol == "bare":
         now = newest_turn(conversations) + timedelta(days=1)
         memory.clock = lambda: now
     seconds = 0.0 if filled else load(memory, rows)
     questions = [(n, q) for n, conv in conversations for q in conv["qa"] if q["category"] in CATEGORIES]
-    print(f"\n{protocol}: imported {len(rows)} turns in {seconds:.1f} s; {len(questions)} questions (categories 1-4)")
+    print(
+        f"\n{protocol}, {memory.settings.model_name}: imported {len(rows)} turns in {seconds:.1f} s; "
+        f"{len(questions)} questions (categories 1-4)"
+    )
     plain = PlainBM25(memory, name=f"plain{time.time_ns()}")
     rankers: dict[str, Ranker] = {
         "plain BM25 (LanceDB English)": lambda n, q, k: plain(q, f"project:locomo-{n}", k),
@@ -170,6 +176,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--protocol", choices=("bare", "enriched", "both"), default="both")
     parser.add_argument("--conversations", default="0-9", help="a range of conversation numbers, e.g. 0-4")
+    parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
     parser.add_argument("--keep", type=Path, help="keep the stores in this folder and reuse them (tuning runs)")
     args = parser.parse_args()
     first, _, last = args.conversations.partition("-")
@@ -177,7 +184,7 @@ def main() -> None:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     conversations = [(n, conv) for n, conv in enumerate(data) if n in wanted]
     for protocol in ("bare", "enriched") if args.protocol == "both" else (args.protocol,):
-        run(protocol, conversations, args.keep)
+        run(protocol, conversations, args.keep, args.model)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ class RetrievalParams:
     context_window: float = 3600.0
     context_keyword: float = 0.7
     context_semantic: float = 0.5
+    context_rescore: int = 30  # the best candidates scored again with their context
     context_expand: int = 10  # the best candidates whose neighbours become candidates too
 
 
@@ -306,22 +307,26 @@ def recall(
             gather_notes.append(f"vector layer skipped: {type(exc).__name__}")
             hybrid = False
     named = named_spans(request.query, request.now)
-    near = _adjacent(source, list(found), params, gather_notes)
     profiles = {b.id: _profile(b, terms_cache) for b in found.values()}
     weights = local_idf(terms, [p.terms for p in profiles.values()])
     mean = sum(p.length for p in profiles.values()) / len(profiles) if profiles else 0.0
     scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None)
     scoring.sims.update(sims)
-    hits = scoring.score(list(found.values()), near, profiles, terms_cache, gather_notes)
-    # Candidate recall before rescoring: the neighbours of the best candidates, which may share no word with
-    # the query (a reply next to the turn that asked), are scored too.
-    best = sorted(hits, key=lambda h: -h.score.final)[: params.context_expand]
-    added = {b.id: b for h in best for b in near.get(h.bullet.id, ()) if b.id not in found}
+    hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)
+    # Rescoring with the context, of the best candidates only (reading every candidate's neighbours costs
+    # more than the rest of a recall), and candidate recall before it: the neighbours of the very best, which
+    # may share no word with the query (a reply next to the turn that asked), become candidates too.
+    hits.sort(key=lambda h: -h.score.final)
+    head = [h.bullet for h in hits[: params.context_rescore]]
+    near = _adjacent(source, [b.id for b in head], params, gather_notes)
+    added = {n.id: n for b in head[: params.context_expand] for n in near.get(b.id, ()) if n.id not in found}
     if added:
         found.update(added)
-        more = _adjacent(source, list(added), params, gather_notes)
-        new_profiles = {i: _profile(b, terms_cache) for i, b in added.items()}
-        hits += scoring.score(list(added.values()), more, new_profiles, terms_cache, gather_notes)
+        near.update(_adjacent(source, list(added), params, gather_notes))
+        profiles.update({i: _profile(b, terms_cache) for i, b in added.items()})
+    if near:
+        again = [*head, *added.values()]
+        hits = scoring.score(again, near, profiles, terms_cache, gather_notes) + hits[len(head) :]
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
     hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
     packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)
