@@ -277,11 +277,12 @@ def import_records(
             continue
         try:
             record = _parse(line)
-            if _foreign_vector(record, memory.store.vectors_model):
-                record = {**record, "vector": None}  # type: ignore[dict-item]
-                result.reembedded += 1
             draft = record_draft(record)
-            (restored if draft.id not in (None, "") else fresh).append(memory.check(draft, default))
+            checked = memory.check(draft, default)  # a bad vector is refused whatever model made it
+            if checked.bullet.vector is not None and _foreign_vector(record, memory.store.vectors_model):
+                checked = Checked(checked.bullet.with_changes(vector=None))
+                result.reembedded += 1
+            (restored if draft.id not in (None, "") else fresh).append(checked)
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
         if len(restored) + len(fresh) >= batch:

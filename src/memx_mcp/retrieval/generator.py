@@ -324,9 +324,10 @@ def recall(
         found.update(added)
         near.update(_adjacent(source, list(added), params, gather_notes))
         profiles.update({i: _profile(b, terms_cache) for i, b in added.items()})
-    if near:
-        again = [*head, *added.values()]
-        hits = scoring.score(again, near, profiles, terms_cache, gather_notes) + hits[len(head) :]
+    again = [*(b for b in head if near.get(b.id)), *added.values()]  # (without a context: scored already)
+    if again:
+        rescored = {h.bullet.id: h for h in scoring.score(again, near, profiles, terms_cache, gather_notes)}
+        hits = [rescored.pop(h.bullet.id, h) for h in hits] + list(rescored.values())
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
     hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
     packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)
