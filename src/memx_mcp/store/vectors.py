@@ -113,6 +113,7 @@ class VectorIndex:
         self._missed = False  # a bump failed to be written: the next one cannot be told exactly
         self._order_key: object = None  # the state of the copy that the time order below was made for
         self._order = self._rank = self._times = np.zeros(0, np.int64)
+        self._order_codes = np.zeros(0, np.int32)
 
     def _read(self) -> str:
         try:
@@ -357,9 +358,8 @@ class VectorIndex:
         scope, when no more than ``window`` seconds apart. Bullets of one creation time were written as one
         batch (an import, a reflection's lessons): no order between them says which came next, so they are
         not each other's neighbours."""
-        order, rank = self._time_order()
+        order, rank, times, codes = self._time_order()
         where = self._where
-        times, codes = self._times, self._scope_codes
         n = len(order)
         found: dict[str, list[str]] = {}
         limit = int(window * 1_000_000)
@@ -377,9 +377,9 @@ class VectorIndex:
             found[i] = near
         return found
 
-    def _time_order(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rows sorted by scope, then creation time, then position (and each row's rank in that order),
-        computed once per state of the copy."""
+    def _time_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Rows sorted by scope, then creation time, then position; each row's rank in that order, its
+        creation time (µs) and scope code: computed once per state of the copy, read together."""
         with self._mutating:
             n = min(len(self._ids), len(self._scope_codes))
             key = (self._seen, n)
@@ -393,7 +393,8 @@ class VectorIndex:
                 rank = np.empty(len(order), np.int64)
                 rank[order] = np.arange(len(order))
                 self._order, self._rank, self._order_key = order, rank, key
-            return self._order, self._rank
+                self._order_codes = self._scope_codes[:n]
+            return self._order, self._rank, self._times, self._order_codes
 
     def bullets(self, ids: Sequence[str]) -> dict[str, Bullet]:
         """The copy's bullets for ``ids`` it holds, without their vectors (similarities come from
