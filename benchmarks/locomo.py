@@ -35,8 +35,8 @@ from typing import Any
 from harness import PlainBM25, _model_cache, bm25, bullet_record, fresh_memory, load, memx, vector
 from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings
+from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.memory import Memory
-from memx_mcp.store.catalog import E5_SMALL, MINILM
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
 TUNED = range(0, 5)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from memx_mcp import maintenance
+from memx_mcp.engine.retrieval.when import named_spans
 from memx_mcp.memory import Memory
-from memx_mcp.retrieval.when import named_spans
+from memx_mcp.usecases import maintenance
 
 from .conftest import Clock
 
