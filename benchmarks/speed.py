@@ -10,7 +10,7 @@ p50/p95 of `recall` through a real `memx-mcp` process over stdio (JSON-RPC writt
 does) on the same store, and that server's peak RSS (VmHWM: its own high-water mark, the figure a user
 sees; the benchmark process itself also holds the 100k bullets it built).
 
-    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200]
+    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200] [--apart SECONDS]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import resource
 import statistics
 import subprocess
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +67,9 @@ def percentiles(values: list[float]) -> str:
     return f"p50 {statistics.median(values) * 1000:.1f} ms, p95 {values[int(0.95 * (len(values) - 1))] * 1000:.1f} ms"
 
 
-def build(size: int) -> tuple[Memory, list[str]]:
+def build(size: int, apart: float = 0.0) -> tuple[Memory, list[str]]:
+    """``apart``: seconds between two bullets' creation times (0: all created at once, as by an import; more:
+    written one after another, so that each has neighbours in time that recall reads as its context)."""
     memory = fresh_memory(defer_reinforcement=True)  # as the MCP server runs it
     embedder = memory.deps.embedder.get(60)
     pool_texts = texts(min(size, 2000), seed=1)
@@ -89,8 +91,8 @@ def build(size: int) -> tuple[Memory, list[str]]:
                 1,
                 "import",
                 f"project:p{i % 5}",
-                now,
-                now,
+                now + timedelta(seconds=apart * i),
+                now + timedelta(seconds=apart * i),
                 tools=(text.split()[1],),
                 vector=tuple(v.tolist()),
             )
@@ -137,11 +139,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--apart", type=float, default=0.0, help="seconds between bullets' creation times")
     args = parser.parse_args()
     rng = random.Random(3)
     for size in (int(s) for s in args.sizes.split(",")):
         start = time.perf_counter()
-        memory, _ = build(size)
+        memory, _ = build(size, args.apart)
         built = time.perf_counter() - start
         queries = [
             f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?"

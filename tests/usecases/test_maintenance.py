@@ -56,6 +56,18 @@ def test_a_scan_finds_contradictions_imported_without_curation_and_records_them_
     assert memory.scan_conflicts() == []
 
 
+def test_a_scan_judges_chinese_bullets_by_the_thresholds_the_write_path_uses_for_them(memory: Memory) -> None:
+    # MiniLM puts these two at ~0.87: under its Latin-script merge bar for so few shared words, over the CJK
+    # one (0.79 whatever the words), so a write of the second merges it into the first
+    first, second = "接口的超时时间设置为 30 秒", "接口超时设成 30 秒"
+    lines = [json.dumps({"id": f"b_{i}", "content": t, "scope": "project:demo"}) for i, t in enumerate((first, second))]
+    memory.import_records(lines)
+    found = memory.scan_conflicts()
+    assert [(c.kind, {c.a_id, c.b_id}) for c in found] == [("overlap", {"b_0", "b_1"})]
+    memory.remember(first, scope="project:other")
+    assert memory.remember(second, scope="project:other").action == "merged"
+
+
 def test_gc_archives_only_what_decayed_below_two_percent_and_purge_erases_only_archived(
     memory: Memory, clock: Clock
 ) -> None:
@@ -102,6 +114,24 @@ def test_export_then_import_round_trips_every_field_and_is_idempotent(memory: Me
     assert list(memory.export(vectors=True)) == exported
     again = memory.import_records([json.dumps(r) for r in exported])
     assert (again.restored, again.skipped_existing) == (0, 2)
+
+
+def test_import_embeds_again_vectors_another_model_made_instead_of_mixing_their_space(memory: Memory) -> None:
+    memory.remember("Use pytest -n auto to run the suite in parallel")
+    (record,) = memory.export(vectors=True)
+    own = record["vector"]
+    assert record["vector_model"] == memory.store.vectors_model
+    # the same size, another space: what a store embedded with multilingual-e5-small exports
+    foreign = {**record, "vector": [own[-1], *own[:-1]], "vector_model": "intfloat/multilingual-e5-small"}
+    unnamed = {**record, "id": "b_unnamed", "vector": foreign["vector"]}
+    del unnamed["vector_model"]  # an export from before exports named their model: its space is unknown
+    for b in memory.store.all_bullets():
+        memory.store.delete([b.id])
+    result = memory.import_records([json.dumps(foreign), json.dumps(unnamed)])
+    assert (result.restored, result.reembedded, result.errors) == (2, 2, [])
+    for stored in memory.store.get([record["id"], "b_unnamed"]):
+        assert stored.vector is not None
+        assert max(abs(a - b) for a, b in zip(stored.vector, own, strict=True)) < 1e-5
 
 
 def test_import_with_timestamps_builds_an_aged_store(memory: Memory, clock: Clock) -> None:

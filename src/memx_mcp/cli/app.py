@@ -225,6 +225,12 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
             lambda o: (
                 f"Imported: {o.restored} restored, {o.inserted} inserted, {o.merged} merged, "
                 f"{o.skipped_existing} already present, {len(o.errors)} bad line(s)."
+                + (
+                    f"\n  {o.reembedded} record(s) carried vectors of another model (or of one the file does not "
+                    "name): embedded again with this store's model"
+                    if o.reembedded
+                    else ""
+                )
                 + "".join(f"\n  {e}" for e in o.errors[:20])
                 + (f"\n  … and {len(o.errors) - 20} more (--json lists them all)" if len(o.errors) > 20 else "")
             ),

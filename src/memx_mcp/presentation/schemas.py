@@ -325,6 +325,7 @@ class ImportOut(BaseModel):
     restored: int
     skipped_existing: int
     errors: list[str]
+    reembedded: int = 0
 
 
 class ListOut(BaseModel):

@@ -18,6 +18,7 @@ from ..domain.models import Bullet, Conflict, ConflictView, ForgetResult, Rememb
 from ..engine import curator
 from ..engine.decay import decay_weight, is_archive_candidate
 from ..ports import ACTIVE, EVERY, Where
+from ..text.language import mostly_cjk
 from .deps import Deps
 from .recall import recall
 from .writes import Checked, Draft, WriteHow, with_vector
@@ -57,7 +58,8 @@ def scan_conflicts(
     scopes = deps.workspace.resolve(scope).visible()
     bullets = deps.store.all_bullets(Where(status=Status.ACTIVE, scopes=scopes, with_vector=True))
     known = deps.store.conflict_pairs()
-    params = deps.curator
+    latin, cjk = deps.curator, deps.curator_cjk
+    lowest = min(latin.conflict_threshold, cjk.conflict_threshold)
     found: list[Conflict] = []
     now = deps.clock()
     by_scope: dict[str, list[Bullet]] = defaultdict(list)
@@ -70,13 +72,17 @@ def scan_conflicts(
             if progress:
                 progress(done + start, len(bullets))
             sims = vectors[start : start + block] @ vectors.T
-            rows, cols = np.nonzero(sims >= params.conflict_threshold)
+            rows, cols = np.nonzero(sims >= lowest)
             for i, j in zip(rows + start, cols, strict=True):
                 if j <= i or frozenset((group[i].id, group[j].id)) in known:
                     continue
-                a, b = group[i], group[j]
-                evidence = curator.contradiction_evidence(a.content, b.content)
+                a, b = sorted((group[i], group[j]), key=lambda x: (x.created_at, x.id))
+                # as on the write path: the thresholds of the newer bullet's script (the one written second)
+                params = cjk if mostly_cjk(b.content) else latin
                 similarity = float(sims[i - start, j])
+                if similarity < params.conflict_threshold:
+                    continue
+                evidence = curator.contradiction_evidence(a.content, b.content)
                 if not evidence and not curator.is_duplicate(a.content, b.content, similarity, params):
                     continue  # a mere overlap is recorded on write, not by a scan
                 kind: Literal["contradiction", "overlap"] = "contradiction" if evidence else "overlap"
@@ -272,7 +278,10 @@ def bullet_record(b: Bullet, vectors: bool = False) -> dict[str, Any]:
 def export(deps: Deps, *, vectors: bool = False, include_archived: bool = True) -> Iterator[dict[str, Any]]:
     where = EVERY if include_archived else ACTIVE
     for b in sorted(deps.store.all_bullets(where), key=lambda b: (b.created_at, b.id)):
-        yield bullet_record(b, vectors)
+        record = bullet_record(b, vectors)
+        if "vector" in record:  # which space the numbers are in: an import elsewhere keeps them only if it matches
+            record["vector_model"] = deps.store.vectors_model
+        yield record
 
 
 def record_draft(record: object) -> Draft:
@@ -314,6 +323,12 @@ def _parse(line: str) -> object:
         raise InvalidInputError(f"not JSON ({exc})") from exc
 
 
+def _foreign_vector(record: object, model: str) -> bool:
+    """A record carrying a vector that another model made, or that does not say which model: vectors of
+    two models of the same size compare as noise, so such a vector is never stored beside this store's."""
+    return isinstance(record, dict) and record.get("vector") is not None and record.get("vector_model") != model
+
+
 @dataclass
 class ImportResult:
     inserted: int = 0
@@ -321,6 +336,7 @@ class ImportResult:
     restored: int = 0
     skipped_existing: int = 0
     errors: list[str] = field(default_factory=list)
+    reembedded: int = 0  # records whose vectors came from another model (or an unnamed one): embedded here
 
 
 def import_records(
@@ -352,8 +368,13 @@ def import_records(
         if not line.strip():
             continue
         try:
-            draft = record_draft(_parse(line))
-            (restored if draft.id not in (None, "") else fresh).append(checked(deps, draft, default))
+            record = _parse(line)
+            draft = record_draft(record)
+            ready = checked(deps, draft, default)  # a bad vector is refused whatever model made it
+            if ready.bullet.vector is not None and _foreign_vector(record, deps.store.vectors_model):
+                ready = Checked(ready.bullet.with_changes(vector=None))
+                result.reembedded += 1
+            (restored if draft.id not in (None, "") else fresh).append(ready)
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
         if len(restored) + len(fresh) >= batch:

@@ -385,6 +385,14 @@ class LanceStore(ReflectionLog, ConflictTable):
         vectors (recall takes its similarities from ``similarities``)."""
         return [b for b, _ in self.similar(vector, scopes, limit, fresh=False)]
 
+    def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[Bullet]]:
+        """For recall: the bullets written just before and after each of ``ids`` in its scope, within
+        ``window`` seconds, without their vectors (from the in-memory copy)."""
+        self._current_copy()
+        near = self._vectors.adjacent(ids, window)
+        known = self._vectors.bullets(sorted({j for js in near.values() for j in js}))
+        return {i: [known[j] for j in js if j in known] for i, js in near.items()}
+
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]:
         """Active bullets of ``scopes`` without their vectors: from the in-memory copy, plus any stored
         while the model was away (not in the copy)."""

@@ -237,6 +237,14 @@ class RoutedStore:
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
         return self._both(lambda s: s.keyword_search(terms, scopes, limit))
 
+    def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[Bullet]]:
+        """Each bullet's neighbours in time, from the store that holds it (the Generator's context)."""
+        found: dict[str, list[Bullet]] = {}
+        for store in self._stores():
+            for i, near in store.adjacent(ids, window).items():
+                found.setdefault(i, []).extend(near)
+        return found
+
     def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         found: dict[str, float] = {}
         for store in self._stores():

@@ -111,6 +111,9 @@ class VectorIndex:
         self._changes = generation_file.with_name(generation_file.name + ".log")
         self._mutating = threading.RLock()  # one change to the copy at a time, and one reload
         self._missed = False  # a bump failed to be written: the next one cannot be told exactly
+        self._order_key: object = None  # the state of the copy that the time order below was made for
+        self._order = self._rank = self._times = np.zeros(0, np.int64)
+        self._order_codes = np.zeros(0, np.int32)
 
     def _read(self) -> str:
         try:
@@ -349,6 +352,49 @@ class VectorIndex:
             return []
         positions = np.flatnonzero(np.isin(self._scope_codes, codes))
         return table_to_bullets(self._rows.take(pa.array(positions)))
+
+    def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[str]]:
+        """For each of ``ids`` held in the copy, the bullets written just before and just after it in its
+        scope, when no more than ``window`` seconds apart. Bullets of one creation time were written as one
+        batch (an import, a reflection's lessons): no order between them says which came next, so they are
+        not each other's neighbours."""
+        order, rank, times, codes = self._time_order()
+        where = self._where
+        n = len(order)
+        found: dict[str, list[str]] = {}
+        limit = int(window * 1_000_000)
+        for i in ids:
+            p = where.get(i, n)
+            if p >= n:
+                continue
+            r = int(rank[p])
+            near = []
+            for q in (r - 1, r + 1):
+                if 0 <= q < n:
+                    o = int(order[q])
+                    if codes[o] == codes[p] and 0 < abs(int(times[o]) - int(times[p])) <= limit:
+                        near.append(self._ids[o])
+            found[i] = near
+        return found
+
+    def _time_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Rows sorted by scope, then creation time, then position; each row's rank in that order, its
+        creation time (µs) and scope code: computed once per state of the copy, read together."""
+        with self._mutating:
+            n = min(len(self._ids), len(self._scope_codes))
+            key = (self._seen, n)
+            if self._order_key != key or self._rows is None:
+                if self._rows is None or n == 0:
+                    self._times = np.zeros(0, np.int64)
+                    order = np.zeros(0, np.int64)
+                else:
+                    self._times = self._rows.column("created_at").cast(pa.int64()).to_numpy()[:n]
+                    order = np.lexsort((np.arange(n), self._times, self._scope_codes[:n]))
+                rank = np.empty(len(order), np.int64)
+                rank[order] = np.arange(len(order))
+                self._order, self._rank, self._order_key = order, rank, key
+                self._order_codes = self._scope_codes[:n]
+            return self._order, self._rank, self._times, self._order_codes
 
     def bullets(self, ids: Sequence[str]) -> dict[str, Bullet]:
         """The copy's bullets for ``ids`` it holds, without their vectors (similarities come from

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ...domain.models import ScoreBreakdown
 from .layers import L1_MAX, L2_MAX, L3_MAX
+from .when import Span
 
 KEYWORD_SCALE = L1_MAX + L2_MAX + L3_MAX  # 35.0
 
@@ -20,9 +22,22 @@ class FusionParams:
     scope_boost: float = 1.3
     # a workspace's project is nearly as much "here" as the workspace: new bullets go to the project scope
     project_scope_boost: float = 1.15
+    # the query names a time ("in May 2023", "last week"): bullets created in it, or within the tail after
+    # it (what was done is often told a few days later), get this boost instead of the recency one
+    named_time_boost: float = 1.3
+    named_time_tail_days: float = 7.0
 
 
-def recency_multiplier(created_at: datetime, now: datetime, params: FusionParams) -> float:
+def in_named_time(created_at: datetime, named: Sequence[Span], params: FusionParams) -> bool:
+    tail = timedelta(days=params.named_time_tail_days)
+    return any(s.start <= created_at < s.end + tail for s in named)
+
+
+def recency_multiplier(created_at: datetime, now: datetime, params: FusionParams, named: Sequence[Span] = ()) -> float:
+    """RecencyBoost for the last ``recency_days``; when the query names times (``named``), the boost for
+    being created in one of them instead."""
+    if named:
+        return params.named_time_boost if in_named_time(created_at, named, params) else 1.0
     age = (now - created_at).total_seconds() / 86_400.0
     return params.recency_boost if age <= params.recency_days else 1.0
 

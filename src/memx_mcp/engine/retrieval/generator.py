@@ -16,8 +16,9 @@ from ...domain.scopes import Scope
 from ...text.tokenize import is_cjk, query_terms, tokens
 from ..decay import DecayParams, decay_weight
 from .budget import estimate_tokens, pack
-from .fusion import FusionParams, fuse, recency_multiplier
-from .layers import exact_score, fuzzy_score, fuzzy_terms, local_idf, metadata_score, metadata_terms
+from .fusion import FusionParams, fuse, in_named_time, recency_multiplier
+from .layers import L1_MAX, L2_MAX, exact_score, fuzzy_score, fuzzy_terms, local_idf, metadata_score, metadata_terms
+from .when import Span, named_spans
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,16 @@ class RetrievalParams:
     decay: DecayParams
     candidate_limit: int = 50
     min_relevance: float = 0.1  # on the blended score, before decay/recency/scope multipliers
+    # A bullet's context: the bullets written just before and after it in its scope, at most this many
+    # seconds apart (a turn and the question it answers, two lessons of one session). Query terms found only
+    # in the context count at ``context_keyword`` of their weight in L1; ``context_semantic`` of the way
+    # from the bullet's own similarity up to its context's better one is added to its semantic score. The
+    # context is searched, never shown.
+    context_window: float = 3600.0
+    context_keyword: float = 0.7
+    context_semantic: float = 0.5
+    context_rescore: int = 30  # the best candidates scored again with their context
+    context_expand: int = 10  # the best candidates whose neighbours become candidates too
 
 
 QueryVector = Sequence[float] | Callable[[], Sequence[float] | None] | None
@@ -116,6 +127,17 @@ def profile_of(bullet: Bullet) -> TermProfile:
     return TermProfile(terms, counts, len(found), fuzzy_terms(terms), metadata)
 
 
+@dataclass(frozen=True)
+class Context:
+    """What a bullet's neighbours in time add: their terms, and their best similarity to the query."""
+
+    terms: frozenset[str] = frozenset()
+    semantic: float | None = None
+
+
+NO_CONTEXT = Context()
+
+
 def score_bullet(
     bullet: Bullet,
     terms: Sequence[str],
@@ -125,18 +147,33 @@ def score_bullet(
     weights: Mapping[str, float] | None = None,
     profile: TermProfile | None = None,
     relative_length: float = 1.0,
+    context: Context = NO_CONTEXT,
+    named: Sequence[Span] = (),
 ) -> Hit:
     """All four layers and the fusion for one candidate; ``semantic`` is its cosine similarity to the
     query (None in keyword-only mode); ``weights`` are the query terms' local IDF; ``relative_length`` the
-    bullet's length over the candidates' mean."""
+    bullet's length over the candidates' mean; ``context`` what its neighbours add (at lower weight)."""
     p = profile or profile_of(bullet)
+    l1 = exact_score(terms, p.terms, weights, p.cjk_counts, relative_length)
+    l2 = fuzzy_score(terms, p.terms, p.fuzzy)
+    if context.terms:
+        own = exact_score(terms, p.terms, weights)
+        gain = exact_score(terms, p.terms | context.terms, weights) - own
+        l1 = min(L1_MAX, l1 + params.context_keyword * gain)
+        only = sum(1 for t in terms if t in context.terms and t not in p.terms)
+        l2 = min(L2_MAX, l2 + params.context_keyword * L2_MAX * only / len(terms))
+    if semantic is not None and context.semantic is not None and context.semantic > semantic:
+        semantic += params.context_semantic * (context.semantic - semantic)
     score = fuse(
-        l1=exact_score(terms, p.terms, weights, p.cjk_counts, relative_length),
-        l2=fuzzy_score(terms, p.terms, p.fuzzy),
+        l1=l1,
+        l2=l2,
         l3=metadata_score(terms, p.metadata),
         semantic=semantic,
-        decay=decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
-        recency=recency_multiplier(bullet.created_at, request.now, params.fusion),
+        # asked about the time it was written, a bullet is not forgotten: decay is for what nobody asks about
+        decay=1.0
+        if named and in_named_time(bullet.created_at, named, params.fusion)
+        else decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
+        recency=recency_multiplier(bullet.created_at, request.now, params.fusion, named),
         scope=request.scope.boost(bullet.scope, params.fusion.scope_boost, params.fusion.project_scope_boost),
         params=params.fusion,
     )
@@ -164,6 +201,89 @@ def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
     return made
 
 
+def _adjacent(
+    source: CandidateSource, ids: Sequence[str], params: RetrievalParams, notes: list[str]
+) -> dict[str, Sequence[Bullet]]:
+    """Each candidate's neighbours in time, from a store that knows them (none from one that does not)."""
+    find = getattr(source, "adjacent", None)
+    if find is None or not ids or params.context_window <= 0:
+        return {}
+    try:
+        return dict(find(ids, params.context_window))
+    except Exception as exc:  # context only refines the ranking: without it, recall goes on
+        log.warning("context of the candidates failed: %s", exc)
+        notes.append(f"context skipped: {type(exc).__name__}")
+        return {}
+
+
+class _Scoring:
+    """Scores candidates with their context; similarities to the query are fetched once per bullet."""
+
+    def __init__(
+        self,
+        source: CandidateSource,
+        request: RecallRequest,
+        params: RetrievalParams,
+        terms: Sequence[str],
+        weights: Mapping[str, float],
+        mean: float,
+        named: Sequence[Span],
+        vector: Sequence[float] | None,
+    ) -> None:
+        self.source, self.request, self.params = source, request, params
+        self.terms, self.weights, self.mean, self.named, self.vector = terms, weights, mean, named, vector
+        self.sims: dict[str, float] = {}
+
+    def _similarities(self, ids: Sequence[str], notes: list[str]) -> None:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self.sims]
+        if self.vector is None or not wanted:
+            return
+        try:
+            self.sims.update(self.source.similarities(wanted, self.vector))
+        except Exception as exc:  # the context's similarity is a refinement: without it, its words still count
+            log.warning("vector similarities failed: %s", exc)
+            notes.append(f"context similarities skipped: {type(exc).__name__}")
+
+    def score(
+        self,
+        bullets: Sequence[Bullet],
+        near: Mapping[str, Sequence[Bullet]],
+        profiles: Mapping[str, TermProfile],
+        cache: TermsCache | None,
+        notes: list[str],
+    ) -> list[Hit]:
+        neighbours = {b.id: b for bs in near.values() for b in bs}
+        self._similarities([*(b.id for b in bullets), *neighbours], notes)
+        words = {i: (profiles[i] if i in profiles else _profile(b, cache)).terms for i, b in neighbours.items()}
+        hybrid = self.vector is not None
+        hits = []
+        for b in bullets:
+            ids = [n.id for n in near.get(b.id, ())]
+            close = [self.sims[i] for i in ids if i in self.sims]
+            context = (
+                Context(frozenset().union(*(words[i] for i in ids)), max(close) if hybrid and close else None)
+                if ids
+                else NO_CONTEXT
+            )
+            p = profiles[b.id]
+            hits.append(
+                score_bullet(
+                    b,
+                    self.terms,
+                    # a bullet stored while the model was away has no vector yet: similarity 0
+                    self.sims.get(b.id, 0.0) if hybrid else None,
+                    self.request,
+                    self.params,
+                    self.weights,
+                    p,
+                    p.length / self.mean if self.mean else 1.0,
+                    context,
+                    self.named,
+                )
+            )
+        return hits
+
+
 def recall(
     source: CandidateSource,
     request: RecallRequest,
@@ -186,23 +306,28 @@ def recall(
             log.warning("vector similarities failed: %s", exc)
             gather_notes.append(f"vector layer skipped: {type(exc).__name__}")
             hybrid = False
+    named = named_spans(request.query, request.now)
     profiles = {b.id: _profile(b, terms_cache) for b in found.values()}
     weights = local_idf(terms, [p.terms for p in profiles.values()])
     mean = sum(p.length for p in profiles.values()) / len(profiles) if profiles else 0.0
-    hits = [
-        # a bullet stored while the model was away has no vector yet: similarity 0
-        score_bullet(
-            b,
-            terms,
-            sims.get(b.id, 0.0) if hybrid else None,
-            request,
-            params,
-            weights,
-            profiles[b.id],
-            profiles[b.id].length / mean if mean else 1.0,
-        )
-        for b in found.values()
-    ]
+    scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None)
+    scoring.sims.update(sims)
+    hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)
+    # Rescoring with the context, of the best candidates only (reading every candidate's neighbours costs
+    # more than the rest of a recall), and candidate recall before it: the neighbours of the very best, which
+    # may share no word with the query (a reply next to the turn that asked), become candidates too.
+    hits.sort(key=lambda h: -h.score.final)
+    head = [h.bullet for h in hits[: params.context_rescore]]
+    near = _adjacent(source, [b.id for b in head], params, gather_notes)
+    added = {n.id: n for b in head[: params.context_expand] for n in near.get(b.id, ()) if n.id not in found}
+    if added:
+        found.update(added)
+        near.update(_adjacent(source, list(added), params, gather_notes))
+        profiles.update({i: _profile(b, terms_cache) for i, b in added.items()})
+    again = [*(b for b in head if near.get(b.id)), *added.values()]  # (without a context: scored already)
+    if again:
+        rescored = {h.bullet.id: h for h in scoring.score(again, near, profiles, terms_cache, gather_notes)}
+        hits = [rescored.pop(h.bullet.id, h) for h in hits] + list(rescored.values())
     hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
     hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
     packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)
