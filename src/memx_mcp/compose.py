@@ -156,7 +156,16 @@ def open_memory(
             log.warning("could not build the in-memory copy ahead: %s", exc)
         if preload:
             embedder.start()
-    return Memory(settings, store, embedder, cwd=cwd, defer_reinforcement=defer_reinforcement, refiners=make_refiner)
+    teams = store if isinstance(store, RoutedStore) else None  # share, unshare and the team pass need both
+    return Memory(
+        settings,
+        store,
+        embedder,
+        cwd=cwd,
+        defer_reinforcement=defer_reinforcement,
+        refiners=make_refiner,
+        teams=teams,
+    )
 
 
 def make_refiner(model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]:
