@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -91,6 +93,22 @@ def test_without_the_model_recall_answers_keyword_only_over_stdio(tmp_path: Path
     assert any("keyword-only" in n for n in r.structured_content["notes"])
 
 
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[BlockingPortal, ClientSession]]:
+    """One memx-mcp process for the module's bad inputs, driven from a thread of its own: each test sends
+    its input to the server the tests before it sent theirs to, which must still answer."""
+    home = tmp_path_factory.mktemp("one-server") / "home"
+    cmd = script("memx-mcp")
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env_for(home), cwd=str(home.parent))
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(stdio_client(params)) as (read, write),
+        portal.wrap_async_context_manager(ClientSession(read, write)) as session,
+    ):
+        portal.call(session.initialize)
+        yield portal, session
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "message"),
     [
@@ -101,14 +119,11 @@ def test_without_the_model_recall_answers_keyword_only_over_stdio(tmp_path: Path
     ],
 )
 def test_bad_input_is_a_tool_error_and_the_server_stays_up(
-    tmp_path: Path, tool: str, args: dict[str, Any], message: str
+    one_server: tuple[BlockingPortal, ClientSession], tool: str, args: dict[str, Any], message: str
 ) -> None:
-    async def steps(s: ClientSession, init: Any) -> tuple[Any, Any]:
-        bad = await s.call_tool(tool, args)
-        ok = await s.call_tool("list_conflicts", {})
-        return bad, ok
-
-    bad, ok = run(tmp_path / "home", tmp_path, steps)
+    portal, session = one_server
+    bad = portal.call(session.call_tool, tool, args)
+    ok = portal.call(session.call_tool, "list_conflicts", {})
     assert bad.is_error and message in bad.content[0].text
     assert "Traceback" not in bad.content[0].text
     assert not ok.is_error
