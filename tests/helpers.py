@@ -57,12 +57,13 @@ def run_hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.Comp
 
 
 @contextlib.contextmanager
-def warm_helper(home: Path) -> Iterator[subprocess.Popen[bytes]]:
+def warm_helper(home: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
     """The warm helper of the data folder ``home``, as the first context hook starts it, with the settings
-    `run_memx` gives its commands: the commands it answers (`cli.WARM_COMMANDS`) then open no store and load
-    no model of their own, as for a user whose client runs the hooks; the others run themselves."""
+    `run_memx` gives its commands (with the same extra ``MEMX_…`` settings): the commands it answers
+    (`cli.WARM_COMMANDS`) then open no store and load no model of their own, as for a user whose client runs
+    the hooks; the others run themselves."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(home)], env=env_for(home), cwd=home.parent
+        [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(home)], env=env_for(home, **env), cwd=home.parent
     )
     state = home / "run" / "hook-helper.json"
     try:
