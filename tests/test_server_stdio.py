@@ -15,6 +15,12 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from memx_mcp.config import Settings
+from memx_mcp.memory import Memory
+from memx_mcp.store.lance import LanceStore
+from memx_mcp.store.protocols import Embedder, ReadyEmbedder
+
+from .conftest import MODEL
 from .helpers import env_for, script
 
 
@@ -266,26 +272,21 @@ def test_the_mcp_inspector_cli_lists_tools_and_resources_and_calls_recall(tmp_pa
     assert found["structuredContent"]["results"][0]["content"] == stored
 
 
-def _remember_in_cli(home: Path, text: str) -> None:
-    done = subprocess.run(
-        [*script("memx"), "--home", str(home), "remember", text, "--scope", "global"],
-        capture_output=True,
-        text=True,
-        env=env_for(home),
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+def _remember(home: Path, text: str, embedder: Embedder) -> None:
+    """A store holding ``text`` before the server starts (made here: real store, real model)."""
+    store = LanceStore(home / "store", MODEL, 384)
+    Memory(Settings(home=home), store, ReadyEmbedder(embedder), cwd=home.parent).remember(text, scope="global")
 
 
 def test_a_server_started_while_another_process_writes_answers_and_writes_once_the_lock_is_free(
-    tmp_path: Path,
+    tmp_path: Path, embedder: Embedder
 ) -> None:
     from contextlib import ExitStack
 
     from .store.test_integrity import hold_write_lock
 
     home = tmp_path / "home"
-    _remember_in_cli(home, "Use pytest -n auto to run the suite in parallel")
+    _remember(home, "Use pytest -n auto to run the suite in parallel", embedder)
     lock = ExitStack()
     lock.enter_context(hold_write_lock(home / "store"))  # as an 8,000-record import does for ~100 s
 
@@ -307,9 +308,11 @@ def test_a_server_started_while_another_process_writes_answers_and_writes_once_t
     assert out["after"].structured_content["action"] == "inserted"
 
 
-def test_a_store_that_failed_to_open_is_opened_again_by_the_next_call_after_a_repair(tmp_path: Path) -> None:
+def test_a_store_that_failed_to_open_is_opened_again_by_the_next_call_after_a_repair(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     home = tmp_path / "home"
-    _remember_in_cli(home, "Use pytest -n auto to run the suite in parallel")
+    _remember(home, "Use pytest -n auto to run the suite in parallel", embedder)
     (home / "store" / "meta.json").unlink()
 
     async def steps(s: ClientSession, init: Any) -> dict[str, Any]:
