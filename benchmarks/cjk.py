@@ -18,7 +18,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from harness import bullet_record, fresh_memory, load, memx
-from memx_mcp.store.catalog import E5_SMALL, MINILM
+from memx_mcp.domain.catalog import E5_SMALL, MINILM
 
 DATA = Path(__file__).parent / "data" / "cjk"
 SETS = {"jsquad": DATA / "jsquad" / "valid-v1.3.json", "cmrc2018": DATA / "cmrc2018" / "cmrc2018_dev.json"}

@@ -16,9 +16,9 @@ from collections import Counter
 
 from cjk import SETS, load_set
 from harness import fresh_memory, load
-from memx_mcp.retrieval.generator import profile_of
-from memx_mcp.retrieval.layers import exact_score, fuzzy_score, local_idf
-from memx_mcp.retrieval.tokenize import query_terms, tokens
+from memx_mcp.engine.retrieval.generator import profile_of
+from memx_mcp.engine.retrieval.layers import exact_score, fuzzy_score, local_idf
+from memx_mcp.text.tokenize import query_terms, tokens
 
 K1, B = 1.2, 0.75
 

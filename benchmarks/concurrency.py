@@ -93,7 +93,7 @@ def main() -> None:
     elapsed = time.monotonic() - start
     for p in procs:
         p.join()
-    from memx_mcp.store.lance import LanceStore
+    from memx_mcp.adapters.lance.lance import LanceStore
 
     store = LanceStore(Path(home) / "store", "sentence-transformers/all-MiniLM-L6-v2", 384)
     ids = [b.id for b in store.all_bullets()]

@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from harness import bullet_record, fresh_memory, load, memx, vector
-from memx_mcp.store.catalog import E5_SMALL, MINILM
+from memx_mcp.domain.catalog import E5_SMALL, MINILM
 
 DATA = Path(__file__).parent / "data"
 SCOPE = "project:crosslingual"

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memx_mcp.curator import CuratorParams, Neighbour, contradiction_evidence, decide
-from memx_mcp.models import Bullet, KnowledgeType, Section
-from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.domain.models import Bullet, KnowledgeType, Section
+from memx_mcp.engine.curator import CuratorParams, Neighbour, contradiction_evidence, decide
 
 DATA = Path(__file__).parent / "data" / "curator_pairs.jsonl"
 WORK = Path(__file__).parent / ".work"

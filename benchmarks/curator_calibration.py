@@ -1,6 +1,6 @@
 """Curator thresholds per embedding model and script, calibrated on the tune half of
 benchmarks/data/curator_pairs.jsonl; the held-out half is measured with the thresholds stored in
-``memx_mcp.store.catalog`` (run by ``python benchmarks/curator.py --calibrate`` / ``--heldout``).
+``memx_mcp.domain.catalog`` (run by ``python benchmarks/curator.py --calibrate`` / ``--heldout``).
 
 The rules of the choice, per model and script (Latin: English rows; CJK: Chinese and Japanese rows):
 - merges: no distinct, compatible or contradicting pair merged, then as many paraphrases merged as can be;
@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from memx_mcp.curator import CuratorParams, Neighbour, decide
-from memx_mcp.models import Bullet, KnowledgeType, Section
-from memx_mcp.store.catalog import E5_SMALL, MINILM, MODELS, CuratorDefaults
-from memx_mcp.store.protocols import Embedder
+from memx_mcp.domain.catalog import E5_SMALL, MINILM, MODELS, CuratorDefaults
+from memx_mcp.domain.models import Bullet, KnowledgeType, Section
+from memx_mcp.engine.curator import CuratorParams, Neighbour, decide
+from memx_mcp.ports import Embedder
 
 DATA = Path(__file__).parent / "data" / "curator_pairs.jsonl"
 WORK = Path(__file__).parent / ".work"
@@ -32,10 +32,10 @@ UNRELATED_TUNE_MAX = 0.03
 
 def load_model(name: str) -> Embedder:
     if name == E5_SMALL:
-        from memx_mcp.store.e5 import E5Embedder
+        from memx_mcp.adapters.e5 import E5Embedder
 
         return E5Embedder()
-    from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+    from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
 
     return FastEmbedEmbedder(MINILM, prepare_shipped_model(WORK), 384)
 

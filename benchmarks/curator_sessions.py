@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
 
 TRANSCRIPTS = Path(__file__).parent / "data" / "transcripts"
 WORK = Path(__file__).parent / ".work"
@@ -31,7 +31,7 @@ SCOPE = "project:curator-bench"
 
 def memx(*args: str) -> object:
     done = subprocess.run(
-        [sys.executable, "-m", "memx_mcp.cli", *args, "--json"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "memx_mcp.cli.app", *args, "--json"], capture_output=True, text=True, check=True
     )
     return json.loads(done.stdout)
 

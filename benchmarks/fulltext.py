@@ -17,8 +17,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from memx_mcp.retrieval.tokenize import query_terms
-from memx_mcp.store.rows import table_to_bullets
+from memx_mcp.adapters.lance.rows import table_to_bullets
+from memx_mcp.text.tokenize import query_terms
 from speed import THINGS, TOOLS, VERBS, build
 
 

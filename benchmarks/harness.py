@@ -14,17 +14,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memx_mcp import maintenance
 from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
-from memx_mcp.retrieval.tokenize import query_terms
+from memx_mcp.text.tokenize import query_terms
+from memx_mcp.usecases import maintenance
 
 WORK = Path(__file__).parent / ".work"
 
 SERVER = [str(Path(sys.executable).parent / "memx-mcp")]
 if not Path(SERVER[0]).exists():
-    SERVER = [sys.executable, "-m", "memx_mcp.server"]
+    SERVER = [sys.executable, "-m", "memx_mcp.server.app"]
 
 INITIALIZE = {
     "jsonrpc": "2.0",

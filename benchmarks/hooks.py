@@ -29,7 +29,7 @@ from speed import THINGS, TOOLS, VERBS, build, percentiles
 
 MEMX = [str(Path(sys.executable).parent / "memx")]
 if not Path(MEMX[0]).exists():
-    MEMX = [sys.executable, "-m", "memx_mcp.cli"]
+    MEMX = [sys.executable, "-m", "memx_mcp.cli.app"]
 
 
 def call(home: Path, payload: dict[str, str]) -> tuple[float, str]:

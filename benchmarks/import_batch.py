@@ -25,8 +25,8 @@ from collections import Counter
 from typing import Any
 
 from harness import fresh_memory
-from memx_mcp import maintenance
 from memx_mcp.memory import Memory
+from memx_mcp.usecases import maintenance
 
 SERVICES = (
     "billing api, checkout, search indexer, auth gateway, notifications worker, reporting job, admin panel, "

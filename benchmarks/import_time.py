@@ -22,7 +22,7 @@ from pathlib import Path
 
 MEMX = [str(Path(sys.executable).parent / "memx")]
 PLAIN = [sys.executable, "-c", "import lancedb"]
-MEMX_WAY = [sys.executable, "-c", "from memx_mcp.store.lancedb_import import load; load()"]
+MEMX_WAY = [sys.executable, "-c", "from memx_mcp.adapters.lance.lancedb_import import load; load()"]
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> float:

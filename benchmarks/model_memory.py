@@ -25,7 +25,7 @@ def rss():
     return {k: int(v.split()[0]) // 1024 for k, v in
             (line.split(":", 1) for line in open("/proc/self/status")) if k in ("VmRSS", "VmHWM")}
 
-from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
 folder = prepare_shipped_model(Path(sys.argv[2]))
 import fastembed  # imported before the baseline so that only the model's own memory is counted
 before = rss()

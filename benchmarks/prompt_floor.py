@@ -24,7 +24,7 @@ from pathlib import Path
 
 from memx_mcp.compose import open_memory
 from memx_mcp.config import load_settings
-from memx_mcp.reflect import read_transcript, reflect
+from memx_mcp.usecases.reflect import read_transcript, reflect
 
 DATA = Path(__file__).parent / "data"
 SESSIONS = sorted(p for p in (DATA / "transcripts").glob("*.jsonl") if len(p.stem) == 36)

@@ -18,10 +18,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from memx_mcp.anthropic_refiner import AnthropicRefiner
-from memx_mcp.reflector.pipeline import Reflector
-from memx_mcp.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.reflector.transcript import parse_transcript
+from memx_mcp.adapters.anthropic import AnthropicRefiner
+from memx_mcp.engine.reflector.pipeline import Reflector
+from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.engine.reflector.transcript import parse_transcript
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
@@ -46,7 +46,7 @@ def rules_mode() -> None:
     for path in SESSIONS:
         text = path.read_text(encoding="utf-8")
         start, cpu = time.perf_counter(), time.process_time()
-        transcript = parse_transcript(text)  # as memx_mcp.reflect does: the sanitizer learns the session first
+        transcript = parse_transcript(text)  # as memx_mcp.usecases.reflect does: the sanitizer learns the session first
         report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         print(

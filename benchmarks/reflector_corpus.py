@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memx_mcp.reflector.pipeline import Reflector
-from memx_mcp.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.pipeline import Reflector
+from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.engine.reflector.transcript import parse_transcript
 
 ROOT = Path(__file__).parents[1]
 DEFAULT_CORPUS = ROOT / "benchmarks" / "data" / "reflector_corpus"

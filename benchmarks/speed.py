@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from harness import INITIALIZE, SERVER, fresh_memory, receive, send
+from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
-from memx_mcp.models import Bullet, KnowledgeType, Section
 
 TOOLS = "pytest docker redis npm git nginx postgres kafka celery django react vite cargo terraform kubectl uv".split()
 VERBS = "run set use avoid enable disable pin raise lower restart clear rebuild".split()

@@ -20,7 +20,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from harness import fresh_memory
-from memx_mcp.store.vectors import quantize, scan
+from memx_mcp.adapters.lance.vectors import quantize, scan
 from speed import THINGS, TOOLS, VERBS, texts
 
 

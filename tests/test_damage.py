@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from memx_mcp import doctor
-from memx_mcp.clients import Places
+from memx_mcp.adapters.lance.damage import data_files
+from memx_mcp.cli import doctor
+from memx_mcp.cli.clients import Places
 from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings, load_settings
 from memx_mcp.memory import Memory
-from memx_mcp.store.damage import data_files
 
 from .helpers import run_memx as memx
 

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from memx_mcp.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.retrieval.budget import estimate_tokens, pack
-from memx_mcp.retrieval.tokenize import query_terms, tokens
-from memx_mcp.scopes import Scope, parse_scope
+from memx_mcp.domain.scopes import Scope, parse_scope
+from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.engine.retrieval.budget import estimate_tokens, pack
+from memx_mcp.text.tokenize import query_terms, tokens
 
 from .helpers import env_for, script, warm_helper
 from .messages_api import MessagesAPI
@@ -426,7 +426,7 @@ def test_scopes_round_trip_through_text(project: str, workspace: str | None) -> 
 
 @given(st.text(max_size=100))
 def test_the_scope_parser_accepts_or_refuses_cleanly(text: str) -> None:
-    from memx_mcp.errors import InvalidScopeError
+    from memx_mcp.domain.errors import InvalidScopeError
 
     with contextlib.suppress(InvalidScopeError):
         parse_scope(text, Scope("p", "w"))

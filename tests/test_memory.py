@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.fastembed import FastEmbedEmbedder
+from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
-from memx_mcp.errors import InvalidInputError, InvalidScopeError, NotFoundError
+from memx_mcp.domain.errors import InvalidInputError, InvalidScopeError, NotFoundError
 from memx_mcp.memory import Memory
-from memx_mcp.store.embedder import FastEmbedEmbedder
-from memx_mcp.store.lance import LanceStore
-from memx_mcp.store.protocols import ReadyEmbedder
+from memx_mcp.ports import ReadyEmbedder
 
 from .conftest import Clock
 
@@ -237,8 +237,8 @@ def test_a_failing_layer_is_skipped_and_reported_never_fatal(
 def test_a_long_running_process_builds_the_copy_before_the_model_starts_loading(
     memory: Memory, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from memx_mcp.adapters.fastembed import LazyEmbedder
     from memx_mcp.compose import open_memory
-    from memx_mcp.store.embedder import LazyEmbedder
 
     memory.remember("Run `pytest -x` to stop at the first failure")
     order: list[str] = []
@@ -256,8 +256,8 @@ def test_a_long_running_process_builds_the_copy_before_the_model_starts_loading(
 def test_a_copy_that_cannot_be_built_ahead_does_not_keep_the_memory_from_opening(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from memx_mcp.adapters.fastembed import LazyEmbedder
     from memx_mcp.compose import open_memory
-    from memx_mcp.store.embedder import LazyEmbedder
 
     def broken(self: LanceStore) -> None:
         raise OSError("disk read error")

@@ -34,7 +34,7 @@ def test_the_vector_copy_runs_blas_on_one_thread(tmp_path: Path) -> None:
     """In a fresh process (numpy's BLAS starts with a thread per core): opening the copy limits it."""
     code = (
         "import sys; from pathlib import Path; from threadpoolctl import threadpool_info; "
-        "from memx_mcp.store.vectors import VectorIndex; VectorIndex(Path(sys.argv[1]) / 'generation'); "
+        "from memx_mcp.adapters.lance.vectors import VectorIndex; VectorIndex(Path(sys.argv[1]) / 'generation'); "
         "print(max((p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'), default=1))"
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)

@@ -158,11 +158,11 @@ def test_the_telemetry_switch_is_on_in_a_process_that_embeds_and_overrides_a_use
     """The embedder alone, imported as a library would import it, with a user's ORT_DISABLE_TELEMETRY=0."""
     code = (
         "import sys\n"
-        "from memx_mcp.store.embedder import FastEmbedEmbedder, prepare_shipped_model\n"
+        "from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model\n"
         "folder = prepare_shipped_model(__import__('pathlib').Path(sys.argv[1]))\n"
         "model = FastEmbedEmbedder('sentence-transformers/all-MiniLM-L6-v2', folder, 384)\n"
         "assert len(model.embed(['hello'])[0]) == 384\n"
-        "from memx_mcp.doctor import _telemetry\n"
+        "from memx_mcp.cli.doctor import _telemetry\n"
         "print(_telemetry())\n"
     )
     home = tmp_path / "home"
@@ -178,7 +178,7 @@ def test_the_telemetry_switch_is_on_in_a_process_that_embeds_and_overrides_a_use
 
 
 def test_doctor_fails_the_telemetry_check_when_onnxruntime_came_first(tmp_path: Path) -> None:
-    code = "import onnxruntime\nfrom memx_mcp.doctor import _telemetry\nprint(_telemetry())\n"
+    code = "import onnxruntime\nfrom memx_mcp.cli.doctor import _telemetry\nprint(_telemetry())\n"
     env = {**os.environ, "HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert "status='FAIL'" in done.stdout and "onnxruntime was imported before memx" in done.stdout

@@ -1,3 +1,3 @@
-from memx_mcp.server import main
+from memx_mcp.server.app import main
 
 main()

@@ -8,12 +8,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .adapters.fastembed import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
+from .adapters.lance.lance import LanceStore
 from .config import Settings
+from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
 from .memory import Memory
-from .store.catalog import E5_SMALL, MINILM, e5_unavailable
-from .store.embedder import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
-from .store.lance import LanceStore
-from .store.protocols import Embedder
+from .ports import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def choose_model(settings: Settings, unavailable: Callable[[], str] = e5_unavail
 def make_embedder(settings: Settings, fallback: str = "") -> LazyEmbedder:
     def load() -> Embedder:
         if settings.model_name == E5_SMALL:
-            from .store.e5 import E5Embedder  # lazily: start-up never waits for a model's library
+            from .adapters.e5 import E5Embedder  # lazily: start-up never waits for a model's library
 
             return E5Embedder(threads=settings.embed_threads)
         folder = Path(settings.model_path) if settings.model_path else prepare_shipped_model(settings.home / "models")

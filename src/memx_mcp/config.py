@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInputError
-from .store.catalog import CuratorDefaults, spec
+from .domain.catalog import CuratorDefaults, spec
+from .domain.errors import InvalidInputError
 
 ENV_PREFIX = "MEMX_"
 REFLECTOR_MODES = ("rules", "hybrid", "llm")

@@ -16,6 +16,6 @@ def _leave(signum: int, _: object) -> None:
 def server() -> None:
     signal.signal(signal.SIGINT, _leave)
     signal.signal(signal.SIGTERM, _leave)
-    from .server import main
+    from .server.app import main
 
     main()

@@ -13,11 +13,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import curator
+from .adapters.lance.lance import LanceStore
 from .config import Settings
-from .decay import DecayParams
-from .errors import EmbedderUnavailable, InvalidInputError, NotFoundError
-from .inputs import (
+from .domain.catalog import spec
+from .domain.errors import EmbedderUnavailable, InvalidInputError, NotFoundError
+from .domain.inputs import (
     MAX_CONTENT_CHARS,
     MAX_IDS,
     MAX_QUERY_CHARS,
@@ -27,7 +27,7 @@ from .inputs import (
     clean_text,
     mostly_cjk,
 )
-from .models import (
+from .domain.models import (
     Bullet,
     Conflict,
     ConflictView,
@@ -41,17 +41,17 @@ from .models import (
     Status,
     new_id,
 )
-from .recalls import RecallRecorder
-from .reflector import PrivacySanitizer
-from .retrieval import RecallRequest, RetrievalParams
-from .retrieval import recall as generate
-from .retrieval.fusion import FusionParams
-from .retrieval.generator import TermsCache
-from .scopes import Scope, detect_scope, parse_scope
-from .store.catalog import spec
-from .store.lance import LanceStore
-from .store.protocols import EmbedderSource, EmbedKind, WriteTarget, embed
-from .writes import Checked, Draft, WriteHow, check
+from .domain.scopes import Scope, detect_scope, parse_scope
+from .engine import curator
+from .engine.decay import DecayParams
+from .engine.reflector import PrivacySanitizer
+from .engine.retrieval import RecallRequest, RetrievalParams
+from .engine.retrieval import recall as generate
+from .engine.retrieval.fusion import FusionParams
+from .engine.retrieval.generator import TermsCache
+from .ports import EmbedderSource, EmbedKind, WriteTarget, embed
+from .usecases.recalls import RecallRecorder
+from .usecases.writes import Checked, Draft, WriteHow, check
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +308,7 @@ class Memory:
         any failure keeps the deterministic merge."""
         if self.settings.reflector_mode == "rules":
             return merged
-        from .anthropic_refiner import make_refiner
+        from .adapters.anthropic import make_refiner
 
         # This runs under the store's write lock: keep the wait short so other writers are not held up.
         timeout = min(self.settings.llm_timeout, 5.0)

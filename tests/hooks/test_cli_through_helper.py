@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
-from memx_mcp.store.lance import LanceStore
-from memx_mcp.store.protocols import Embedder, ReadyEmbedder
+from memx_mcp.ports import Embedder, ReadyEmbedder
 
 from ..conftest import MODEL
 from ..helpers import env_for

@@ -295,9 +295,9 @@ def _left_behind(state: Path) -> None:
 
 
 def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
+    from ..adapters.lance.lock import file_lock
     from ..compose import open_memory, private_files
-    from ..errors import StoreError
-    from ..store.lock import file_lock
+    from ..domain.errors import StoreError
     from .claude_code import logger
 
     private_files()
@@ -373,7 +373,7 @@ def _verified_payload(conn: socket.socket, token: str, deadline: float) -> dict[
 def _answer(
     conn: socket.socket, token: str, memory: Memory, one_at_a_time: threading.Lock, log: logging.Logger
 ) -> None:
-    from .injection import inject
+    from ..usecases.injection import inject
 
     try:
         payload = _verified_payload(conn, token, time.monotonic() + REQUEST_SECONDS)
@@ -409,7 +409,7 @@ def _command(
     memory: Memory, payload: dict[str, Any], one_at_a_time: threading.Lock, log: logging.Logger
 ) -> dict[str, Any]:
     """A ``memx`` command run here, on the open Memory, as the command would run itself."""
-    from ..cli import WARM_COMMANDS, answer_command
+    from ..cli.app import WARM_COMMANDS, answer_command
 
     argv = payload.get("command")
     if payload.get("settings") != fingerprint(memory.settings):

@@ -18,7 +18,7 @@ def reflect_session(
     """Reflect ``path`` (a transcript file that exists) and log what was kept. Errors propagate: the
     caller fails open."""
     from ..compose import open_memory
-    from ..reflect import read_transcript, reflect
+    from ..usecases.reflect import read_transcript, reflect
 
     started = time.monotonic()
     memory = open_memory(settings, cwd=Path(cwd) if cwd and Path(cwd).is_dir() else None)

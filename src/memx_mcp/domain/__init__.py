@@ -1,0 +1,1 @@
+"""Domain values and rules: bullets, scopes, limits, the model catalog, the error tree. Pure."""

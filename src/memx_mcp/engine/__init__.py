@@ -1,0 +1,1 @@
+"""The ACE engines (Reflector, Curator, Decay, Generator): pure functions of domain values."""

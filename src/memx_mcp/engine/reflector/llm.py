@@ -1,0 +1,109 @@
+"""What the Reflector asks of an LLM and how it checks the answer. The Anthropic adapter lives in
+``memx_mcp.adapters.anthropic``; any failure there returns None and the caller falls back to rules."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from ...domain.models import KnowledgeType, Section
+
+SYSTEM = (
+    "You curate a long-term memory for an AI coding assistant. From an excerpt of a coding session you keep "
+    "only knowledge that will help in future sessions: an error and its fix, a command or flag that worked, a "
+    "configuration value that had to change, a project convention or tool, a user preference. Each bullet is "
+    "one concise, self-contained sentence ('When X, do Y, because Z' when the cause is known), with commands, "
+    "paths and identifiers verbatim. Never include secrets. Answer with JSON only."
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    index: int
+    keep: bool
+    score: float
+    bullet: str
+    section: Section | None = None
+    knowledge_type: KnowledgeType | None = None
+
+
+class _Item(BaseModel):
+    index: int = Field(ge=0)
+    keep: bool
+    score: float = Field(ge=0, le=100)
+    bullet: str = Field(default="", max_length=600)
+    section: Section | None = None
+    knowledge_type: KnowledgeType | None = None
+
+
+class _Answer(BaseModel):
+    items: list[_Item] = Field(max_length=50)
+
+
+class Refiner(Protocol):
+    calls: int
+    input_tokens: int
+    output_tokens: int
+
+    def review(self, excerpt: str, candidates: Sequence[str]) -> list[Verdict] | None: ...
+
+    def extract(self, excerpt: str) -> list[Verdict] | None: ...
+
+    def merge(self, kept: str, other: str) -> str | None: ...
+
+
+def parse_answer(text: str) -> list[Verdict]:
+    """Validate the model's JSON (it may be wrapped in prose or a code fence)."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the answer")
+    answer = _Answer.model_validate(json.loads(text[start : end + 1]))
+    return [Verdict(i.index, i.keep, i.score, i.bullet.strip(), i.section, i.knowledge_type) for i in answer.items]
+
+
+REVIEW_PROMPT = (
+    "What happened in one episode of a coding session, in order (a failure or a goal, the actions taken, the "
+    "outcome; [tool FAILED] / [tool ok] mark each call's result):\n<episode>\n{excerpt}\n</episode>\n\n"
+    "Draft bullets written by rules from it:\n{listed}\n\n"
+    "For each draft give {{index, keep, score (0-100: how instructive for future sessions), bullet, section "
+    "(COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, TOOLS, PATTERNS, PREFERENCES, GENERAL), knowledge_type "
+    "(METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE)}}. Write the bullet from the episode, not from the draft: "
+    "what failed, the action that fixed it (the change made just before the first success, not the commands "
+    "that only looked around), and why when the episode says why. Say it worked only if the episode shows a "
+    "later success. Keep commands whole and verbatim. keep=false when the episode teaches nothing lasting "
+    '(a one-off bug in code being written, chatter, a plain install). Answer {{"items": [...]}} only.'
+)
+EXTRACT_PROMPT = (
+    "Session excerpt:\n<excerpt>\n{excerpt}\n</excerpt>\n\nList the knowledge worth keeping, if any, as "
+    '{{"items": [{{index, keep: true, score, bullet, section, knowledge_type}}]}} (index counts from 0; '
+    "an empty list when nothing is worth keeping). Answer JSON only."
+)
+
+
+def review_prompt(excerpt: str, candidates: Sequence[str]) -> str:
+    listed = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates))
+    return REVIEW_PROMPT.format(excerpt=excerpt, listed=listed)
+
+
+def extract_prompt(excerpt: str) -> str:
+    return EXTRACT_PROMPT.format(excerpt=excerpt)
+
+
+MERGE_PROMPT = (
+    "Two memory bullets say nearly the same thing:\nA: {kept}\nB: {other}\n\nWrite one bullet that keeps every "
+    'fact of both, concise and self-contained, commands verbatim. Answer {{"bullet": "..."}} only.'
+)
+
+
+def parse_merge(text: str) -> str:
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the answer")
+    bullet = json.loads(text[start : end + 1]).get("bullet")
+    if not isinstance(bullet, str) or not bullet.strip() or len(bullet) > 600:
+        raise ValueError("no usable bullet in the answer")
+    return " ".join(bullet.split())

@@ -1,0 +1,224 @@
+"""The Reflector pipeline (SPEC §4): parse → detect → (LLM review) → score → sanitize → distill.
+
+Privacy first: every text that leaves for the LLM and every bullet that comes out is sanitized, and a
+candidate that cannot be processed is dropped with its reason, never stored raw."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ...domain.models import KnowledgeType, Section
+from .classify import classify, extract_metadata, instructivity
+from .distiller import RULE_CLASSES, distill
+from .llm import Refiner, Verdict
+from .rules import Candidate, detect
+from .sanitizer import PrivacySanitizer
+from .transcript import Transcript
+
+log = logging.getLogger(__name__)
+EVENT_RADIUS = 2  # steps either side of an event sent as its excerpt
+_SAME_AFTER_MASKING = re.compile(r"\bfrom (\S+) to \1(?=[\s;.,)]|$)")
+
+
+@dataclass(frozen=True)
+class Distilled:
+    content: str
+    section: Section
+    knowledge_type: KnowledgeType
+    score: float
+    confidence: float
+    source: str
+    rule: str
+    step: int
+    turn: int
+    tools: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dropped:
+    rule: str
+    step: int
+    text: str
+    reason: str
+
+
+@dataclass
+class ReflectReport:
+    mode: str
+    steps: int = 0
+    events: int = 0
+    candidates: int = 0
+    bullets: list[Distilled] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+    llm_calls: int = 0
+    llm_failures: int = 0
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
+    fallbacks: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+Progress = Callable[[int, int], None]
+
+
+class Reflector:
+    def __init__(
+        self,
+        sanitizer: PrivacySanitizer,
+        mode: str = "hybrid",
+        refiner: Refiner | None = None,
+        min_score: float = 30.0,
+    ) -> None:
+        self.sanitizer = sanitizer
+        self.mode = mode
+        self.refiner = refiner
+        self.min_score = min_score
+
+    def reflect(self, t: Transcript, start_step: int = 0, progress: Progress | None = None) -> ReflectReport:
+        mode = self.mode if self.refiner is not None else "rules"
+        report = ReflectReport(mode=mode, steps=len(t.steps))
+        candidates = detect(t, start_step)
+        report.candidates = len(candidates)
+        if mode == "llm":
+            self._llm_mode(t, start_step, candidates, report, progress)
+        else:
+            by_event: dict[int, list[Candidate]] = defaultdict(list)
+            for c in candidates:
+                by_event[c.step].append(c)
+            report.events = len(by_event)
+            for n, (step, group) in enumerate(sorted(by_event.items()), 1):
+                verdicts = self._review(t, step, group, report) if mode == "hybrid" else None
+                for i, c in enumerate(group):
+                    self._keep(c, verdicts.get(i) if verdicts is not None else None, verdicts is not None, report)
+                if progress:
+                    progress(n, len(by_event))
+        self._count_llm(report)
+        return report
+
+    # -- LLM paths ------------------------------------------------------------------------------------
+
+    def _excerpt(self, t: Transcript, step: int, fallback: str = "") -> str:
+        from .rules import _context
+
+        return self.sanitizer.mask(fallback or _context(t.steps, step - EVENT_RADIUS, step + EVENT_RADIUS))
+
+    def _review(
+        self, t: Transcript, step: int, group: list[Candidate], report: ReflectReport
+    ) -> dict[int, Verdict] | None:
+        assert self.refiner is not None
+        texts = [self.sanitizer.mask(distill(c)) for c in group]
+        # the whole episode (failure → actions → success), so the LLM writes from what happened
+        episode = "\n---\n".join(dict.fromkeys(c.context for c in group if c.context))
+        verdicts = self.refiner.review(self._excerpt(t, step, episode), texts)
+        if verdicts is None:
+            report.fallbacks += 1
+            return None
+        return {v.index: v for v in verdicts if 0 <= v.index < len(group)}
+
+    def _llm_mode(
+        self, t: Transcript, start: int, candidates: list[Candidate], report: ReflectReport, progress: Progress | None
+    ) -> None:
+        assert self.refiner is not None
+        events = [s.index for s in t.steps[start:] if s.role in ("user", "tool")]
+        report.events = len(events)
+        by_step: dict[int, list[Candidate]] = defaultdict(list)
+        for c in candidates:
+            by_step[c.step].append(c)
+        for n, step in enumerate(events, 1):
+            verdicts = self.refiner.extract(self._excerpt(t, step))
+            if verdicts is None:  # fall back to the rules' view of this event
+                report.fallbacks += 1
+                for c in by_step.get(step, []):
+                    self._keep(c, None, False, report)
+            else:
+                turn = t.steps[step].turn
+                for v in verdicts:
+                    if v.keep and v.bullet:
+                        self._accept_llm(v, step, turn, report)
+            if progress:
+                progress(n, len(events))
+
+    def _accept_llm(self, v: Verdict, step: int, turn: int, report: ReflectReport) -> None:
+        content = self.sanitizer.mask(" ".join(v.bullet.split()))[:400]
+        self._add(report, content, "llm", step, turn, round(v.score, 1), 0.7, "llm", v.section, v.knowledge_type)
+
+    def _add(
+        self,
+        report: ReflectReport,
+        content: str,
+        rule: str,
+        step: int,
+        turn: int,
+        score: float,
+        confidence: float,
+        source: str,
+        section: Section | None,
+        ktype: KnowledgeType | None,
+    ) -> None:
+        """Keep a sanitized bullet, or drop it with the reason when its score is under min_score."""
+        if score < self.min_score:
+            report.dropped.append(Dropped(rule, step, content, f"score {score:.0f} < min_score {self.min_score:.0f}"))
+            return
+        cls = classify(content)
+        meta = extract_metadata(content)
+        report.bullets.append(
+            Distilled(
+                content,
+                section or cls.section,
+                ktype or cls.knowledge_type,
+                score,
+                confidence,
+                source,
+                rule,
+                step,
+                turn,
+                meta.tools,
+                meta.entities,
+                meta.tags,
+            )
+        )
+
+    # -- scoring and keeping --------------------------------------------------------------------------
+
+    def _keep(self, c: Candidate, verdict: Verdict | None, reviewed: bool, report: ReflectReport) -> None:
+        try:
+            content = self.sanitizer.mask(distill(c))
+            if c.rule == "ConfigChangeRule" and _SAME_AFTER_MASKING.search(content):
+                # "PAI_DIR from /Users/[…]/.claude to /Users/[…]/.claude": the change was in what got masked
+                report.dropped.append(Dropped(c.rule, c.step, content, "from and to read the same once masked"))
+                return
+            if reviewed and verdict is None:
+                report.dropped.append(Dropped(c.rule, c.step, content, "LLM gave no verdict"))
+                return
+            if verdict is not None and not verdict.keep:
+                report.dropped.append(Dropped(c.rule, c.step, content, "LLM: not worth keeping"))
+                return
+            rule_score = instructivity(content, c.confidence).score
+            score, source = rule_score, c.rule
+            section, ktype = RULE_CLASSES.get(c.rule, (None, None))
+            if verdict is not None:
+                if verdict.bullet:
+                    content = self.sanitizer.mask(" ".join(verdict.bullet.split()))[:400]
+                score, source = round((rule_score + verdict.score) / 2, 1), "hybrid"
+                section, ktype = verdict.section or section, verdict.knowledge_type or ktype
+            self._add(report, content, c.rule, c.step, c.turn, score, c.confidence, source, section, ktype)
+        except Exception as exc:  # never store what could not be processed (and sanitized)
+            log.warning("candidate dropped: %s", type(exc).__name__)
+            report.dropped.append(Dropped(c.rule, c.step, "", f"could not be processed: {type(exc).__name__}"))
+
+    def _count_llm(self, report: ReflectReport) -> None:
+        if self.refiner is not None:
+            report.llm_calls = self.refiner.calls
+            report.llm_input_tokens = self.refiner.input_tokens
+            report.llm_output_tokens = self.refiner.output_tokens
+            report.llm_failures = getattr(self.refiner, "failures", 0)
+
+
+def reflect_text(reflector: Reflector, transcripts: Sequence[Transcript]) -> list[ReflectReport]:
+    return [reflector.reflect(t) for t in transcripts]

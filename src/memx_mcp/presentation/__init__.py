@@ -1,0 +1,1 @@
+"""What memx answers, as pydantic shapes and as readable text."""

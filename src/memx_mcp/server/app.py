@@ -1,0 +1,421 @@
+"""The MCP server: thin tools over Memory, served on stdio.
+
+Start-up stays light (only ``mcp`` and pydantic are imported here): the store opens and the model loads
+on a background thread, so ``initialize`` is answered at once and the first tool call waits if needed."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+
+from .. import __version__
+from ..config import Settings, load_settings
+from ..domain.errors import MemxError
+from ..presentation import render
+from ..presentation.schemas import ConflictsOut, ForgetOut, RecallOut, ReflectOut, RememberOut, ResolveOut
+from .roots import ClientRoots
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+log = logging.getLogger("memx_mcp.server.app")
+M = TypeVar("M", bound=BaseModel)
+
+INSTRUCTIONS = """memx is your long-term memory across sessions and projects.
+- Call `recall` at the start of a task, before debugging an error, and before choosing a command, tool or
+  configuration value: the project may already know the answer, a pitfall, or the user's preference.
+- Call `remember` after you solved something non-obvious (an error and its fix, a command or flag that
+  worked, a config value that had to change, a convention or preference the user stated). Write one
+  concise, self-contained bullet: "When X, do Y, because Z", with commands and identifiers verbatim.
+  Never include secrets; memx masks them anyway.
+- If `remember` reports a conflict, tell the user; `list_conflicts` shows contradictions to resolve.
+- `forget` archives bullets that turned out to be wrong.
+Resources: memx://stats, memx://conflicts, memx://scope/current, memx://bullets/{id}. Prompt: recap."""
+
+
+TERMINAL_HINT = """memx-mcp is memx's MCP server: it speaks JSON-RPC on stdin/stdout and is started by an MCP client.
+  memx install claude-code   (or claude-desktop, cursor, vscode, windsurf, zed, codex, gemini) configures one
+  memx doctor                checks that the configured server starts
+  memx recall "…"            the same memory from the terminal
+Waiting for MCP messages on stdin; Ctrl-C stops.
+"""
+
+
+class MemoryHandle:
+    """Opens Memory on a background thread so that start-up never waits for LanceDB or the model. An open
+    that failed (a damaged store being repaired, a full disk) is tried again by the next call, so the
+    server recovers without a restart."""
+
+    def __init__(self, settings: Settings, cwd: Path) -> None:
+        self._settings = settings
+        self._ready = threading.Event()
+        self._memory: Memory | None = None
+        self._error: BaseException | None = None
+        self._started = False
+        self.cwd = cwd
+        self.roots = ClientRoots()
+        self._reopen = threading.Lock()
+        self.store_root = settings.home / "store"
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            threading.Thread(target=self._open, name="memx-open", daemon=True).start()
+
+    def _open(self) -> None:
+        try:
+            self._memory = self._build(warm=True)
+        except BaseException as exc:
+            self._error = exc
+            if not sys.is_finalizing():  # stdin closed during start-up: nothing to report
+                log.error("cannot open the memory store: %s", exc)
+        finally:
+            self._ready.set()
+
+    def flush(self) -> None:
+        """Write what an open Memory still holds (deferred recall counts); never raises."""
+        if self._memory is not None:
+            try:
+                self._memory.flush()
+            except Exception as exc:
+                log.warning("could not write the pending recall counts: %s", exc)
+
+    def _build(self, warm: bool) -> Memory:
+        from ..compose import open_memory
+
+        return open_memory(self._settings, cwd=self.cwd, defer_reinforcement=True, warm=warm)
+
+    def get(self) -> Memory:
+        self.start()
+        self._ready.wait()
+        if self._memory is not None:
+            return self._memory
+        with self._reopen:  # calls arriving together open it once
+            if self._memory is None:
+                try:
+                    self._memory = self._build(warm=False)
+                except MemxError as exc:
+                    raise MemxError(f"the memory store could not be opened: {exc}") from exc
+                except Exception as exc:
+                    log.exception("cannot open the memory store")
+                    raise MemxError(f"the memory store could not be opened ({type(exc).__name__}: {exc})") from exc
+            return self._memory
+
+    def forget_damaged(self, error: BaseException) -> None:
+        """After damage was reported, the next call opens the store again (``memx repair`` may have
+        rebuilt it meanwhile) instead of keeping the broken tables."""
+        from ..domain.errors import StoreDamagedError
+
+        if isinstance(error, StoreDamagedError):
+            with self._reopen:
+                self._memory = None
+
+
+def _result(model: M, text: Callable[[M], str]) -> CallToolResult:
+    """The text block is shown by clients, some in a terminal: control characters in it are written out."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text(render.printable(model)))],
+        structured_content=model.model_dump(mode="json"),
+    )
+
+
+def plain_errors(tool: str, error: ValidationError) -> str:
+    """Arguments that do not fit a tool's schema, in one sentence per field (pydantic's own text carries
+    its type codes, the rejected value and a documentation URL)."""
+    parts = []
+    for e in error.errors(include_url=False):
+        where = ".".join(str(p) for p in e["loc"]) or "arguments"
+        parts.append(f"{where}: {e['msg']}")
+    return f"{tool} was called with invalid arguments. " + "; ".join(parts) + "."
+
+
+class MemxServer(MCPServer[Any]):
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(plain_errors(name, exc.__cause__)) from exc.__cause__
+            raise
+
+
+async def _run(
+    handle: MemoryHandle, action: Callable[[Memory], CallToolResult], ctx: Context[Any, Any] | None = None
+) -> CallToolResult:
+    """Run a Memory call off the event loop, in the client's workspace when its roots name one; MemxError
+    becomes a tool error a person can act on."""
+    folder = await handle.roots.current(ctx) if ctx is not None else None
+
+    def call() -> CallToolResult:
+        memory = handle.get()
+        if folder is not None:
+            memory.set_cwd(folder, from_client=True)
+        elif memory.cwd_from_client:  # the client took its roots back: the server's own folder again
+            memory.set_cwd(handle.cwd)
+        return action(memory)
+
+    try:
+        return await anyio.to_thread.run_sync(call)
+    except MemxError as exc:
+        handle.forget_damaged(exc)
+        raise ToolError(str(exc)) from exc
+    except Exception as exc:
+        from ..adapters.lance.damage import explain
+
+        known = explain(exc, handle.store_root)
+        if known is not None:
+            log.error("tool failed: %s", exc)
+            handle.forget_damaged(known)
+            raise ToolError(str(known)) from exc
+        log.exception("tool failed")
+        raise ToolError(f"internal error ({type(exc).__name__}); see the server log on stderr") from exc
+
+
+Scope = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=300,
+        description="global, project:NAME, project:NAME/workspace:NAME or workspace:NAME; default: detected",
+    ),
+]
+
+
+def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHandle | None = None) -> MCPServer[Any]:
+    handle = handle or MemoryHandle(settings, cwd or Path.cwd())
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[MemoryHandle]:
+        handle.start()
+        yield handle
+
+    server: MCPServer[Any] = MemxServer(
+        name="memx",
+        title="memx long-term memory",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+    )
+
+    from mcp.types import NotificationParams
+
+    from .resources import register
+
+    async def roots_changed(_: Any, __: NotificationParams) -> None:
+        handle.roots.changed()
+
+    # MCPServer has no public door for this notification yet; its low-level server does
+    server._lowlevel_server.add_notification_handler(
+        "notifications/roots/list_changed", NotificationParams, roots_changed
+    )
+    register(server, handle)
+
+    @server.tool(
+        name="remember",
+        title="Remember a piece of knowledge",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
+    async def remember(
+        ctx: Context[Any, Any],
+        text: Annotated[str, Field(min_length=1, max_length=4000, description="one concise, self-contained bullet")],
+        scope: Scope = None,
+        tags: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=20)] | None = None,
+    ) -> Annotated[CallToolResult, RememberOut]:
+        """Store one piece of knowledge worth keeping across sessions (an error and its fix, a command that
+        worked, a config value, a convention or preference). Near-duplicates are merged; possible
+        contradictions are reported. Goes to the current project unless a scope is given."""
+        return await _run(
+            handle,
+            lambda m: _result(RememberOut.of(m.remember(text, scope=scope, tags=tags or ())), render.remember_text),
+            ctx,
+        )
+
+    @server.tool(
+        name="recall",
+        title="Recall relevant knowledge",
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    async def recall(
+        ctx: Context[Any, Any],
+        query: Annotated[
+            str, Field(min_length=1, max_length=2000, description="what you are about to do or the error")
+        ],
+        scope: Scope = None,
+        max_results: Annotated[int | None, Field(description="default 5, at most 50")] = None,
+        token_budget: Annotated[int | None, Field(description="default 2000 tokens")] = None,
+    ) -> Annotated[CallToolResult, RecallOut]:
+        """Find what memx knows that is relevant to a task, an error or a question, in the current scope
+        and the scopes above it (workspace → project → global). Each result has its score breakdown."""
+        return await _run(
+            handle,
+            lambda m: _result(
+                RecallOut.of(m.recall(query, scope=scope, max_results=max_results, token_budget=token_budget)),
+                render.recall_text,
+            ),
+            ctx,
+        )
+
+    @server.tool(
+        name="list_conflicts",
+        title="List contradicting memories",
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    async def list_conflicts(
+        ctx: Context[Any, Any],
+        scope: Scope = None,
+        include_overlaps: Annotated[bool, Field(description="also similar pairs with no contradiction")] = False,
+    ) -> Annotated[CallToolResult, ConflictsOut]:
+        """Open conflicts between bullets in the visible scopes, contradictions first, each with its
+        evidence and a recommendation of which side to keep."""
+        from ..presentation.schemas import ConflictOut
+
+        return await _run(
+            handle,
+            lambda m: _result(
+                ConflictsOut(conflicts=[ConflictOut.of(v) for v in m.list_conflicts(scope, include_overlaps)]),
+                render.conflicts_text,
+            ),
+            ctx,
+        )
+
+    @server.tool(
+        name="forget",
+        title="Forget bullets",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
+    )
+    async def forget(
+        ctx: Context[Any, Any],
+        ids: Annotated[list[Annotated[str, Field(max_length=100)]], Field(max_length=200)] | None = None,
+        query: Annotated[str | None, Field(max_length=2000, description="forget what recall returns")] = None,
+        confirm: Annotated[bool, Field(description="required to apply a query-based forget")] = False,
+        purge: Annotated[bool, Field(description="erase instead of archive")] = False,
+        scope: Scope = None,
+    ) -> Annotated[CallToolResult, ForgetOut]:
+        """Archive bullets that are wrong or obsolete, by id, or by query (confirm=true to apply; without
+        it the matching ids are only listed). Archived bullets leave recall; purge erases them."""
+        if not ids and not query:
+            raise ToolError("give ids, or a query")
+
+        def act(m: Memory) -> CallToolResult:
+            done = m.forget(ids, purge=purge) if ids else m.forget_matching(query or "", scope=scope, confirm=confirm)
+            return _result(ForgetOut.of(done), render.forget_text)
+
+        return await _run(handle, act, ctx)
+
+    @server.tool(
+        name="resolve_conflict",
+        title="Resolve a conflict",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+    )
+    async def resolve_conflict(
+        ctx: Context[Any, Any],
+        conflict_id: Annotated[str, Field(min_length=1, max_length=100)],
+        keep: Annotated[Literal["a", "b", "both", "merge"], Field(description="a, b, both, or merge into a")],
+    ) -> Annotated[CallToolResult, ResolveOut]:
+        """Settle a conflict from list_conflicts: keep side a or b (the other is archived), keep both, or
+        merge both into one bullet. Ask the user when the recommendation is not clear."""
+
+        def act(m: Memory) -> CallToolResult:
+            from ..presentation.schemas import BulletOut
+            from ..usecases.maintenance import resolve_conflict as resolve
+
+            conflict, merged = resolve(m, conflict_id, keep)
+            out = ResolveOut(conflict_id=conflict.id, kept=keep, merged=BulletOut.of(merged) if merged else None)
+            return _result(out, lambda o: f"Resolved {o.conflict_id}: kept {o.kept}.")
+
+        return await _run(handle, act, ctx)
+
+    @server.tool(
+        name="reflect",
+        title="Learn from a session transcript",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+    async def reflect(
+        ctx: Context[Any, Any],
+        transcript: Annotated[str | None, Field(max_length=5_000_000, description="the transcript text")] = None,
+        path: Annotated[
+            str | None,
+            Field(
+                max_length=4096,
+                description="a transcript file in a client's session folder (~/.claude/projects, ~/.codex/sessions"
+                " …) or in the project's repository",
+            ),
+        ] = None,
+        mode: Annotated[Literal["rules", "hybrid", "llm"] | None, Field(description="default hybrid")] = None,
+        dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
+        scope: Scope = None,
+    ) -> Annotated[CallToolResult, ReflectOut]:
+        """Distill the knowledge worth keeping from a coding-session transcript (Claude Code or Codex CLI
+        JSONL, Aider / SpecStory / session-export markdown, a JSON message list, or text): errors and their
+        fixes, config changes, new tools, repeated commands. Secrets are masked first. Reflecting the same
+        session again only adds what is new."""
+        if bool(transcript) == bool(path):
+            raise ToolError("give either transcript text or a path")
+        loop_token = anyio.lowlevel.current_token()
+
+        def report(done: int, total: int) -> None:
+            anyio.from_thread.run(ctx.report_progress, done, total, None, token=loop_token)
+
+        def act(m: Memory) -> CallToolResult:
+            from ..usecases.reflect import allowed_path, read_transcript
+            from ..usecases.reflect import reflect as run_reflect
+
+            file = allowed_path(path, m.cwd) if path else None
+            text = read_transcript(file) if file else transcript or ""
+            done = run_reflect(m, text, path=file, mode=mode, dry_run=dry_run, scope=scope, progress=report)
+            return _result(ReflectOut.of(done), render.reflect_text)
+
+        return await _run(handle, act, ctx)
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="memx-mcp", description="memx MCP server (stdio).")
+    parser.add_argument("--home", help="data folder (default: MEMX_HOME or the per-user data folder)")
+    parser.add_argument("--version", action="version", version=f"memx-mcp {__version__}")
+    args = parser.parse_args(argv)
+    from ..compose import configure_logging, private_files
+    from ..native import small_heap
+
+    small_heap()  # before LanceDB's and onnxruntime's threads start
+
+    try:
+        settings = load_settings(home=args.home)
+    except MemxError as exc:
+        parser.exit(2, f"memx-mcp: {exc}\n")
+    configure_logging(settings)
+    private_files()
+    handle = MemoryHandle(settings, Path.cwd())
+
+    def stop(signum: int, _: object) -> None:
+        # clients stop servers with SIGINT or SIGTERM: leave at once and quietly, keeping the recall counts
+        handle.flush()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    if sys.stdin.isatty():  # a person typed it: say what it is instead of waiting in silence
+        sys.stderr.write(TERMINAL_HINT)
+        sys.stderr.flush()
+    build_server(settings, handle=handle).run("stdio")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""Context injection for Claude Code: what a ``SessionStart`` hook and a ``UserPromptSubmit`` hook print
+(Claude Code shows a hook's standard output to the model).
+
+At session start: the most useful bullets of the project and workspace (permanent and often-recalled
+ones, recent pitfalls) and open contradictions, within a token budget, with headings in the language most
+of the bullets are written in. With each prompt: the few bullets relevant to it above a relevance floor,
+never one already shown in the same session, nothing at all when nothing is relevant. Whatever is injected
+counts as a recall for Decay, and every injection is logged for ``memx stats``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import Settings
+from ..domain.models import Bullet, KnowledgeType, Section
+from ..engine.decay import decay_weight
+from ..engine.retrieval.budget import estimate_tokens
+from ..files import atomic_write
+from ..text.tokenize import cjk_char_count
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+HEADINGS = {
+    "en": (
+        "memx: what this project has learned",
+        "Known pitfalls",
+        "Open contradictions (ask before relying)",
+        "memx: relevant memory for this prompt",
+    ),
+    "zh": ("memx：本项目积累的知识", "已知陷阱", "未解决的矛盾（使用前请确认）", "memx：与此提示相关的记忆"),
+    "ja": (
+        "memx：このプロジェクトで学んだこと",
+        "既知の落とし穴",
+        "未解決の矛盾（使う前に確認）",
+        "memx：このプロンプトに関連する記憶",
+    ),
+}
+_KANA = re.compile(r"[\u3040-\u30ff]")
+RECENT_DAYS = 30
+MAX_LINE_CHARS = 300
+
+
+def language(texts: Sequence[str]) -> str:
+    """en, zh or ja: what most of ``texts`` are written in (kana marks Japanese)."""
+    votes = {"en": 0, "zh": 0, "ja": 0}
+    for text in texts:
+        letters = sum(c.isalnum() for c in text) or 1
+        if cjk_char_count(text) / letters > 0.3:
+            votes["ja" if _KANA.search(text) else "zh"] += 1
+        else:
+            votes["en"] += 1
+    return max(votes, key=lambda k: (votes[k], k == "en"))
+
+
+def _line(b: Bullet) -> str:
+    text = " ".join(b.content.split())
+    return "- " + (text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…")
+
+
+def _pack(lines: list[str], budget: int) -> tuple[list[str], int]:
+    out, used = [], 0
+    for line in lines:
+        cost = estimate_tokens(line)
+        if used + cost > budget:
+            continue
+        out.append(line)
+        used += cost
+    return out, used
+
+
+def session_context(memory: Memory, budget: int) -> tuple[str, list[str]]:
+    """The SessionStart block for the current scope and the ids it shows ("" when memx knows nothing)."""
+    scope = memory.current_scope()
+    bullets = memory.store.active_in(scope.visible())
+    now = memory.clock()
+    params = memory.decay_params
+
+    def standing(b: Bullet) -> float:
+        own = 1.2 if scope.owns(b.scope) else 1.0
+        return decay_weight(b.created_at, b.recall_count, now, params) * (1 + math.log1p(b.recall_count)) * own
+
+    ranked = sorted(bullets, key=lambda b: (-standing(b), b.id))
+    established = [b for b in ranked if b.recall_count >= 2]
+    # a young project has nothing recalled yet: its own strongest bullets stand in
+    established += [b for b in ranked if b.recall_count < 2 and scope.owns(b.scope)][: max(0, 6 - len(established))]
+    recent = now - timedelta(days=RECENT_DAYS)
+    pitfalls = sorted(
+        (
+            b
+            for b in bullets
+            if (b.knowledge_type is KnowledgeType.PITFALL or b.section is Section.DEBUGGING) and b.created_at >= recent
+        ),
+        key=lambda b: (b.created_at, b.id),
+        reverse=True,
+    )
+    conflicts = [v for v in memory.list_conflicts(str(scope)) if v.conflict.kind == "contradiction"][:3]
+    if not established and not pitfalls and not conflicts:
+        return "", []
+    shown = [*established[:12], *(p for p in pitfalls[:8] if p not in established[:12])]
+    lang = language([b.content for b in shown] or [v.a.content for v in conflicts])
+    title, pitfall_title, conflict_title, _ = HEADINGS[lang]
+    lines = [f"{title} ({scope}; `recall` finds more):"]
+    lines += [_line(b) for b in established[:12]]
+    fresh = [p for p in pitfalls[:8] if p not in established[:12]]
+    if fresh:
+        lines += [f"{pitfall_title}:", *(_line(b) for b in fresh)]
+    if conflicts:
+        lines.append(f"{conflict_title}:")
+        lines += [f"- {_line(v.a)[2:]}  <>  {_line(v.b)[2:]}" for v in conflicts]
+    packed, _ = _pack(lines, budget)
+    ids = [b.id for b in shown if _line(b) in packed]
+    return ("\n".join(packed) if ids or conflicts else ""), ids
+
+
+def prompt_context(memory: Memory, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
+    """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
+    result = memory.recall(prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
+    hits = [h for h in result.hits if h.score.blended >= floor and h.bullet.id not in seen]
+    if not hits:
+        return "", []
+    heading = HEADINGS[language([h.bullet.content for h in hits])][3]
+    lines, _ = _pack([f"{heading}:", *(_line(h.bullet) for h in hits)], budget)
+    ids = [h.bullet.id for h in hits if _line(h.bullet) in lines]
+    return ("\n".join(lines) if ids else ""), ids
+
+
+# -- per-session memory of what was shown, and the log that `memx stats` reads ------------------------
+
+
+def _session_file(settings: Settings, session_id: str) -> Path:
+    digest = hashlib.sha256(session_id.encode()).hexdigest()[:24]  # the id itself is not stored
+    return settings.home / "state" / "sessions" / f"{digest}.json"
+
+
+def seen_in_session(settings: Settings, session_id: str) -> set[str]:
+    try:
+        data = json.loads(_session_file(settings, session_id).read_text(encoding="utf-8"))
+        return set(data) if isinstance(data, list) else set()
+    except (OSError, ValueError):
+        return set()
+
+
+def remember_shown(settings: Settings, session_id: str, ids: Sequence[str]) -> None:
+    path = _session_file(settings, session_id)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    seen = sorted(seen_in_session(settings, session_id) | set(ids))
+    atomic_write(path, json.dumps(seen))
+    _prune(path.parent)
+
+
+def _prune(folder: Path, keep_days: float = 7.0) -> None:
+    cutoff = time.time() - keep_days * 86_400
+    for old in folder.glob("*.json"):
+        try:
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            pass
+
+
+def log_injection(settings: Settings, event: str, shown: int, seconds: float) -> None:
+    folder = settings.home / "logs"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    record = {"t": round(time.time(), 3), "event": event, "shown": shown, "ms": round(seconds * 1000, 1)}
+    with (folder / "injections.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+
+
+def injection_counts(settings: Settings) -> dict[str, int]:
+    """How often each hook ran and how often it found something to inject."""
+    counts: dict[str, int] = {}
+    try:
+        lines = (settings.home / "logs" / "injections.jsonl").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return counts
+    for line in lines[-100_000:]:
+        try:
+            record = json.loads(line)
+            event, shown = str(record["event"]), int(record["shown"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        counts[f"{event} runs"] = counts.get(f"{event} runs", 0) + 1
+        counts[f"{event} found"] = counts.get(f"{event} found", 0) + (shown > 0)
+    return counts
+
+
+def inject(memory: Memory, payload: dict[str, object]) -> str:
+    """Answer one SessionStart or UserPromptSubmit hook call: the text to print ("" for nothing)."""
+    settings = memory.settings
+    event = str(payload.get("hook_event_name", ""))
+    session = str(payload.get("session_id", ""))
+    started = time.monotonic()
+    if event == "SessionStart":
+        text, ids = session_context(memory, settings.inject_session_tokens)
+    else:
+        prompt = str(payload.get("prompt", "")).strip()
+        if not prompt:
+            return ""
+        seen = seen_in_session(settings, session) if session else set()
+        text, ids = prompt_context(
+            memory, prompt[:2000], seen, settings.inject_prompt_tokens, settings.inject_min_relevance
+        )
+    if ids:
+        memory.store.mark_recalled(dict.fromkeys(ids, 1), memory.clock())  # injected = recalled, for Decay
+        if session:
+            remember_shown(settings, session, ids)
+    log_injection(settings, event, len(ids), time.monotonic() - started)
+    return text

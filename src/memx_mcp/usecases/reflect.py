@@ -1,0 +1,234 @@
+"""Memory's Reflector use case: read a transcript, distill it, and store what survives through the Curator.
+Kept apart from ``memory.py`` so that each stays small."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..domain.errors import InvalidInputError
+from ..domain.models import RememberResult
+from ..domain.scopes import Scope, detect_scope
+from ..engine.reflector.pipeline import Distilled, Dropped, Reflector, ReflectReport
+from ..engine.reflector.transcript import parse_transcript
+from .writes import Draft
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+log = logging.getLogger(__name__)
+MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
+UNREAD = "not a session format memx reads (Claude Code or Codex JSONL, Aider, SpecStory, session-export markdown)"
+
+
+@dataclass
+class ReflectResult:
+    key: str
+    scope: str
+    start_step: int
+    dry_run: bool
+    report: ReflectReport
+    stored: list[RememberResult] = field(default_factory=list)
+
+
+# Where the clients keep their session transcripts, under the home folder.
+SESSION_FOLDERS = (
+    ".claude/projects",  # Claude Code
+    ".codex/sessions",  # Codex CLI
+    ".cursor/projects",  # Cursor's agent transcripts
+    ".gemini/tmp",  # Gemini CLI
+)
+# Folders and files that hold credentials: never read, whoever asks and wherever they sit.
+CREDENTIAL_FOLDERS = {
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".docker",
+    ".azure",
+    ".password-store",
+    ".terraform.d",
+    ".git",
+    ".vault",
+}
+CREDENTIAL_SUBFOLDERS = {(".config", "gcloud"), (".config", "gh"), (".config", "op"), (".local", "share", "keyrings")}
+CREDENTIAL_FILES = {".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".vault-token", ".my.cnf"}
+
+
+def _credentials(path: Path) -> str | None:
+    """The part of ``path`` that makes it a credential store, if any."""
+    parts = path.parts
+    for i, part in enumerate(parts):
+        if part in CREDENTIAL_FOLDERS or any(parts[i : i + len(sub)] == sub for sub in CREDENTIAL_SUBFOLDERS):
+            return part
+    name = path.name
+    if name in CREDENTIAL_FILES or name == ".env" or name.startswith(".env.") or name.endswith(".env"):
+        return name
+    if (name.startswith("id_") and (name.endswith(".pub") or "." not in name)) or name.endswith((".pem", ".key")):
+        return name
+    return None
+
+
+def transcript_file(raw: str | Path, cwd: Path) -> Path:
+    """A file a person names (``memx reflect FILE``): any file but a credential store."""
+    text = str(raw)
+    if "\x00" in text:
+        raise InvalidInputError(f"{text!r}: a path cannot hold a NUL character")
+    path = (cwd / Path(text).expanduser()).resolve()
+    found = _credentials(path)
+    if found:
+        raise InvalidInputError(f"{text}: memx never reads credential files ({found}); give a session transcript")
+    return path
+
+
+def transcript_roots(cwd: Path) -> list[Path]:
+    """Where the MCP tool may read transcripts: the clients' session folders and the project's repository
+    (never the file system's root or the home folder as such: a server started in / or ~ gets no more)."""
+    from ..domain.scopes import repository_root
+
+    home = Path.home().resolve()
+    roots = [(home / folder).resolve() for folder in SESSION_FOLDERS]
+    project = repository_root(cwd)
+    if project is not None and not (project == home or project in home.parents or project == Path(project.anchor)):
+        roots.append(project.resolve())
+    return roots
+
+
+def allowed_path(raw: str, cwd: Path) -> Path:
+    """A transcript path the MCP tool may read: under a client's session folder or the project's repository,
+    never a credential file. ``memx reflect FILE`` reads any other file its user names."""
+    path = transcript_file(raw, cwd)
+    roots = transcript_roots(cwd)
+    if not any(path.is_relative_to(r) for r in roots):
+        folders = ", ".join("~/" + f for f in SESSION_FOLDERS)
+        raise InvalidInputError(
+            f"{raw}: the reflect tool reads transcripts only from the clients' session folders ({folders}) or "
+            "the project's repository; `memx reflect FILE` in a terminal reads a file you name"
+        )
+    return path
+
+
+def read_transcript(path: Path) -> str:
+    """Read a transcript file: a clear error for what is missing, huge, binary or not UTF-8 text."""
+    if not path.is_file():
+        raise InvalidInputError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > MAX_TRANSCRIPT_BYTES:
+        raise InvalidInputError(f"{path}: {size / 1e6:.0f} MB; transcripts up to {MAX_TRANSCRIPT_BYTES // 10**6} MB")
+    data = path.read_bytes()
+    if b"\x00" in data[:65536]:
+        raise InvalidInputError(f"{path}: binary file; give a JSONL, JSON or text transcript")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{path}: not UTF-8 text (byte {exc.start}); give a JSONL, JSON or text transcript"
+        ) from exc
+
+
+def transcript_key(text: str, session_id: str, path: Path | None) -> str:
+    """The key under which progress through a transcript is kept. A session id written inside the text is
+    trusted only when the file is named after it (as clients name theirs): otherwise any transcript could
+    claim another session's id and mark that session reflected."""
+    if session_id and path is not None and path.stem == session_id:
+        return f"session:{session_id}"
+    if path is not None:  # hashed: a path may name the user (/home/NAME/…), and keys are stored
+        return "path:" + hashlib.sha256(str(path.resolve()).encode("utf-8", "replace")).hexdigest()[:24]
+    return "sha:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:24]
+
+
+def make_reflector(memory: Memory, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
+    settings = memory.settings
+    chosen = mode or settings.reflector_mode
+    if chosen not in ("rules", "hybrid", "llm"):
+        raise InvalidInputError(f"mode must be rules, hybrid or llm, not {chosen!r}")
+    notes: list[str] = []
+    refiner = None
+    if chosen != "rules":
+        from ..adapters.anthropic import make_refiner
+
+        refiner, note = make_refiner(settings.llm_model, settings.llm_base_url, settings.llm_timeout)
+        if note:
+            notes.append(note)
+    sanitizer = memory.sanitizer.learning(text) if text else memory.sanitizer
+    return Reflector(sanitizer, chosen, refiner, settings.min_score), notes
+
+
+def _is_dir(text: str) -> bool:
+    try:  # the folder a transcript names is its author's text: it may hold a NUL or be too long
+        return Path(text).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _scope_for(memory: Memory, scope: str | None, cwd: str) -> Scope:
+    if scope and scope.strip():
+        return memory.resolve_scope(scope)
+    if cwd and _is_dir(cwd):
+        return detect_scope(Path(cwd)).project_scope()
+    return memory.current_scope().project_scope()
+
+
+def reflect(
+    memory: Memory,
+    text: str,
+    *,
+    path: Path | None = None,
+    mode: str | None = None,
+    dry_run: bool = False,
+    scope: str | None = None,
+    session_key: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReflectResult:
+    try:
+        transcript = parse_transcript(text)
+    except RecursionError as exc:
+        raise InvalidInputError("the transcript is nested too deeply to be a session transcript") from exc
+    key = session_key or transcript_key(text, transcript.session_id, path)
+    start = 0 if dry_run else memory.store.reflected_upto(key)
+    reflector, notes = make_reflector(memory, mode, transcript.text)  # learns from what bullets quote
+    report = reflector.reflect(transcript, start, progress)
+    report.notes.extend(notes)
+    if transcript.skipped_lines:
+        report.notes.append(f"{transcript.skipped_lines} malformed line(s) skipped")
+    if len(text) > 10 * 1024 and len(transcript.steps) <= 1:  # an unknown format is said, never silent
+        report.notes.append(
+            f"{len(text) // 1024} KB read as {transcript.format!r} gave {len(transcript.steps)} step(s): {UNREAD}"
+        )
+    target = _scope_for(memory, scope, transcript.cwd)
+    result = ReflectResult(key, str(target), start, dry_run, report)
+    if dry_run:
+        return result
+    checked = []
+    for d in list(report.bullets):
+        try:
+            checked.append(memory.check(draft(d, key), target))
+        except InvalidInputError as exc:  # a bullet the write path refuses is dropped, with the reason
+            report.bullets.remove(d)
+            report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
+    steps = len(transcript.steps)
+    outcomes = memory.write(checked, then=lambda: memory.store.mark_reflected(key, steps))
+    result.stored = [o for o in outcomes if o]
+    return result
+
+
+def draft(d: Distilled, origin: str) -> Draft:
+    """What the Reflector distilled, as the write path takes it. ``origin`` is the transcript key: a session
+    id or a hash, never a raw path."""
+    return Draft(
+        content=d.content,
+        source=d.source,
+        confidence=d.confidence,
+        origin=origin,
+        tags=d.tags,
+        extra_tags=False,
+        tools=d.tools,
+        entities=d.entities,
+        section=d.section,
+        knowledge_type=d.knowledge_type,
+        instructivity_score=d.score,
+    )

@@ -1,0 +1,374 @@
+"""The memx command, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..helpers import env_for, script, warm_helper
+
+
+def memx(home: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*script("memx"), "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or home.parent,  # outside any git repository: the global scope
+        env=env_for(home, **env),
+        timeout=120,
+    )
+
+
+def as_json(done: subprocess.CompletedProcess[str]) -> Any:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_readme_acceptance_remember_then_recall(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    text = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
+    stored = as_json(memx(d, "remember", text, "--json"))
+    assert stored["action"] == "inserted"
+    found = as_json(memx(d, "recall", "make the tests run faster", "--json"))
+    assert found["mode"] == "hybrid"
+    assert found["results"][0]["id"] == stored["bullet"]["id"]
+    assert set(found["results"][0]["score"]) == {
+        "l1",
+        "l2",
+        "l3",
+        "semantic",
+        "keyword",
+        "blended",
+        "decay",
+        "recency",
+        "scope",
+        "final",
+    }
+    merged = as_json(
+        memx(d, "remember", "Run the suite in parallel with pytest -n auto (needs pytest-xdist)", "--json")
+    )
+    assert merged["action"] == "merged" and merged["merged_into"] == stored["bullet"]["id"]
+
+
+def test_readable_tables_without_json_and_stats(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    memx(d, "remember", "A Redis pool of 10 connections is enough", "--scope", "project:shop")
+    memx(d, "remember", "Redis is only stable with a pool of 50 connections or more", "--scope", "project:shop")
+    conflicts = memx(d, "conflicts", "--scope", "project:shop")
+    assert conflicts.returncode == 0
+    assert "contradiction" in conflicts.stdout and "10 vs 50" in conflicts.stdout
+    stats = as_json(memx(d, "stats", "--json"))
+    assert stats["active"] == 2 and stats["by_scope"] == {"project:shop": 2} and stats["open_conflicts"] == 1
+    assert "bullets: 2" in memx(d, "stats").stdout
+
+
+def test_forget_and_errors_exit_non_zero_with_a_message(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    b = as_json(memx(d, "remember", "The staging database lives in eu-west-1", "--json"))["bullet"]["id"]
+    missing = memx(d, "forget", "b_nope")
+    assert missing.returncode == 1 and "no bullet with id b_nope" in missing.stderr
+    assert as_json(memx(d, "forget", b, "--json"))["archived"] == [b]
+    empty = memx(d, "recall", "  ")
+    assert empty.returncode == 1 and "query is empty" in empty.stderr
+    bad_scope = memx(d, "recall", "x", "--scope", "team:x")
+    assert bad_scope.returncode == 1 and "invalid scope" in bad_scope.stderr
+    assert "Traceback" not in missing.stderr + empty.stderr + bad_scope.stderr
+
+
+def test_reindex_re_embeds_a_store_built_without_the_model(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    nomodel = tmp_path / "none"
+    nomodel.mkdir()
+    kw = as_json(memx(d, "recall", "anything", "--json", MEMX_MODEL_PATH=str(nomodel)))
+    assert kw["mode"] == "keyword-only"
+    memx(d, "remember", "Use pytest -n auto to run the suite in parallel", MEMX_MODEL_PATH=str(nomodel))
+    assert as_json(memx(d, "reindex", "--json")) == {"reindexed": 1}
+    found = as_json(memx(d, "recall", "make the tests run faster", "--json"))
+    assert found["results"][0]["score"]["semantic"] > 0.2
+
+
+COMMANDS = (
+    "remember recall show edit forget conflicts gc restore list export import reflect sanitize hook install "
+    "uninstall doctor stats reindex repair ui"
+).split()
+
+
+def test_help_lists_every_command_and_version_answers(tmp_path: Path) -> None:
+    helptext = memx(tmp_path, "--help").stdout
+    for command in COMMANDS:
+        assert command in helptext
+    assert memx(tmp_path, "--version").stdout.startswith("memx ")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_an_example_and_a_json_flag(tmp_path: Path, command: str) -> None:
+    done = memx(tmp_path, command, "--help")
+    assert done.returncode == 0 and "example:" in done.stdout and f"memx {command}" in done.stdout
+    assert "--json" in done.stdout or "--json" in memx(tmp_path, "--help").stdout
+
+
+def test_every_command_answers_in_json(tmp_path: Path) -> None:
+    """The commands the warm helper answers go through one (a user with hooks installed has one running);
+    the others (export, import, reflect, sanitize, install, uninstall, doctor, reindex) run themselves."""
+    d = tmp_path / "D"
+    userhome = tmp_path / "user"
+    userhome.mkdir()
+    env = {"HOME": str(userhome), "USERPROFILE": str(userhome)}
+    with warm_helper(d):
+        a = as_json(memx(d, "remember", "A Redis pool of 10 connections is enough", "--json"))["bullet"]["id"]
+        b = as_json(memx(d, "remember", "Redis is only stable with a pool of 50 connections or more", "--json"))
+        assert as_json(memx(d, "recall", "redis pool", "--json"))["results"]
+        assert as_json(memx(d, "show", a, "--json"))["decay_weight"] == 1.0
+        assert as_json(memx(d, "edit", a, "--tag", "redis", "--json"))["tags"] == ["redis"]
+        (conflict,) = as_json(memx(d, "conflicts", "--json"))["conflicts"]
+        assert as_json(memx(d, "list", "--json", "--section", "general"))["bullets"]
+        assert as_json(memx(d, "gc", "--dry-run", "--json"))["dry_run"] is True
+        assert as_json(memx(d, "conflicts", "resolve", conflict["id"], "--keep", "b", "--json"))["kept"] == "b"
+        assert as_json(memx(d, "restore", a, "--json"))["bullets"][0]["id"] == a
+        assert as_json(memx(d, "forget", "--query", "redis pool", "--json"))["would_forget"]
+        exported = memx(d, "export", "--json").stdout.splitlines()
+        assert len(exported) == 2 and all(json.loads(line)["id"] for line in exported)
+        (tmp_path / "in.jsonl").write_text(json.dumps({"content": "Use uv sync --frozen in CI"}) + "\n")
+        assert as_json(memx(d, "import", str(tmp_path / "in.jsonl"), "--json"))["inserted"] == 1
+        session = tmp_path / "s.txt"
+        session.write_text("User: pytest is slow\nAssistant: run pytest -n auto, it needs pytest-xdist\n")
+        assert isinstance(as_json(memx(d, "reflect", str(session), "--dry-run", "--json")), list)
+        masked = subprocess.run(
+            [*script("memx"), "sanitize", "--json"], input="token=ghp_" + "a1B2" * 9, capture_output=True, text=True
+        )
+        assert json.loads(masked.stdout)["masked"] == {"api_token": 1}
+        assert as_json(memx(d, "install", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"]
+        assert as_json(memx(d, "uninstall", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"] is False
+        doctor = as_json(memx(d, "doctor", "--json", **env))
+        assert doctor["ok"] and {c["name"] for c in doctor["checks"]} >= {"store", "model", "self-test", "clients"}
+        stats = as_json(memx(d, "stats", "--json"))
+        assert stats["active"] == 3 and sum(stats["decay_histogram"].values()) == 3  # the self-test left nothing
+        assert as_json(memx(d, "reindex", "--json")) == {"reindexed": 3}
+        assert b["action"] == "inserted_with_conflict"
+
+
+def test_doctor_fails_with_a_fix_when_the_data_folder_is_unusable(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    done = memx(blocked / "home", "doctor", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "FAIL  data folder" in done.stdout and "fix: set MEMX_HOME" in done.stdout
+    assert "OK    python" in done.stdout
+
+
+def test_conflicts_resolve_gc_restore_list_export_and_import(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    memx(d, "remember", "A Redis pool of 10 connections is enough")
+    memx(d, "remember", "Redis is only stable with a pool of 50 connections or more")
+    (conflict,) = as_json(memx(d, "conflicts", "--scan", "--json"))["conflicts"]
+    resolved = as_json(memx(d, "conflicts", "resolve", conflict["id"], "--keep", "b", "--json"))
+    assert resolved == {"conflict_id": conflict["id"], "kept": "b", "merged": None}
+    archived = as_json(memx(d, "list", "--archived", "--json"))["bullets"]
+    assert [b["id"] for b in archived] == [conflict["a"]["id"]]
+    assert as_json(memx(d, "gc", "--dry-run", "--json"))["archived"] == []
+    assert [b["id"] for b in as_json(memx(d, "restore", conflict["a"]["id"], "--json"))["bullets"]] == [
+        conflict["a"]["id"]
+    ]
+    export = tmp_path / "all.jsonl"
+    assert memx(d, "export", "-o", str(export)).returncode == 0
+    assert len(export.read_text().splitlines()) == 2
+    fresh = tmp_path / "E"
+    assert as_json(memx(fresh, "import", str(export), "--json"))["restored"] == 2
+    assert as_json(memx(fresh, "import", str(export), "--json"))["skipped_existing"] == 2
+    bad = memx(d, "conflicts", "resolve", "c_nope", "--keep", "a")
+    assert bad.returncode == 1 and "no conflict" in bad.stderr
+
+
+def test_your_own_patterns_are_masked_by_sanitize_and_before_storing(tmp_path: Path) -> None:
+    d = tmp_path / "home"
+    mine = {"MEMX_SECRET_PATTERNS": "ticket=ACME-\\d{4}"}
+    masked = subprocess.run(
+        [*script("memx"), "--home", str(d), "sanitize"],
+        input="see ACME-1234\n",
+        capture_output=True,
+        text=True,
+        env=env_for(d, **mine),
+    )
+    assert masked.stdout == "see [REDACTED:ticket]\n"
+    stored = as_json(memx(d, "remember", "Escalate ACME-4821 outages to the on-call SRE first", "--json", **mine))
+    assert "ACME-4821" not in json.dumps(stored) and "[REDACTED:ticket]" in stored["bullet"]["content"]
+    bad = memx(d, "sanitize", MEMX_SECRET_PATTERNS="ticket=ACME-(\\d{4}")
+    assert bad.returncode != 0 and "secret_patterns: ticket" in bad.stderr
+
+
+TOPICS = [
+    "pytest -n auto spreads the suite over every core",
+    "Redis drops connections when the pool holds fewer than 50",
+    "the Docker build needs BuildKit for cache mounts",
+    "ruff format runs before mypy in the pre-commit hook",
+    "Postgres migrations run with alembic upgrade head",
+    "the staging deploy waits for the smoke tests",
+    "npm ci is faster than npm install on the CI runners",
+    "the nginx config reloads with nginx -s reload",
+    "uv sync --frozen keeps the lock file untouched",
+    "Kafka consumers must commit offsets after processing",
+    "the Terraform state lives in the team's S3 bucket",
+    "git rebase -i squashes the fixup commits",
+    "the cron job for backups runs at 03:00 UTC",
+    "Celery workers need a visibility timeout above the longest task",
+    "ESLint's flat config replaced the .eslintrc file",
+]
+PLACES = ["in the api service", "for the billing team", "on the laptop setup", "in production"]
+
+
+def test_two_processes_importing_the_same_records_store_each_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    records = [json.dumps({"content": f"Remember that {t} {p}."}) for t in TOPICS for p in PLACES]
+    assert len(records) == 60
+    (tmp_path / "same.jsonl").write_text("\n".join(records) + "\n")
+    command = [*script("memx"), "--home", str(home), "import", str(tmp_path / "same.jsonl"), "--json"]
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_for(home))
+        for _ in range(2)
+    ]
+    answers = [json.loads(p.communicate(timeout=600)[0]) for p in runs]
+    assert all(a["errors"] == [] and a["inserted"] + a["merged"] == 60 for a in answers)
+    # Whichever held the lock first stored its bullets; the other found every one of them already there.
+    first, second = sorted(answers, key=lambda a: -a["inserted"])
+    assert second["inserted"] == 0 and second["merged"] == 60
+    assert len(memx(home, "export").stdout.splitlines()) == first["inserted"]
+
+
+def test_import_reports_each_bad_record_goes_on_and_exits_non_zero(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    lines = ['{"content": "Use uv sync --frozen in CI"}', '{"content": 5}', "[" * 50_000 + "]" * 50_000, "{oops"]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    done = memx(home, "import", str(tmp_path / "in.jsonl"))
+    assert done.returncode == 1 and "unexpected error" not in done.stderr and "Traceback" not in done.stderr
+    assert "1 inserted" in done.stdout and "3 bad line(s)" in done.stdout
+    assert "line 2: content must be text, not int" in done.stdout and "line 3: nested too deeply" in done.stdout
+    assert "line 4: not JSON" in done.stdout
+    assert len(memx(home, "export").stdout.splitlines()) == 1
+
+
+def test_dry_runs_create_no_store(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("User: the tests are slow\nAssistant: run pytest -n auto to use every core")
+    assert memx(home, "reflect", str(transcript), "--dry-run").returncode == 0
+    assert as_json(memx(home, "gc", "--dry-run", "--json"))["archived"] == []
+    assert not (home / "store").exists()
+
+
+def test_export_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    memx(home, "remember", "Use pytest -n auto (pytest-xdist) to run the suite in parallel")
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before memx writes a byte, as `memx export | head -0` would leave it
+    done = subprocess.run(
+        [*script("memx"), "--home", str(home), "export"],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for(home),
+    )
+    os.close(write)
+    assert done.returncode == 141 and "BrokenPipe" not in done.stderr and "Traceback" not in done.stderr
+
+
+OSC52 = "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"
+
+
+def test_terminal_escapes_in_stored_bullets_are_printed_escaped(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from memx_mcp.adapters.lance.lance import LanceStore
+    from memx_mcp.domain.models import Bullet, Conflict, KnowledgeType, Section
+
+    home = tmp_path / "home"
+    now = datetime.now(UTC)
+    store = LanceStore(home / "store", "sentence-transformers/all-MiniLM-L6-v2", 384)  # an older memx's store
+    made = [
+        Bullet(
+            f"b_00000000000000a{i}",
+            f"Redis pool {n} {OSC52} is right\x9b2J",
+            Section.GENERAL,
+            KnowledgeType.KNOWLEDGE,
+            50.0,
+            1.0,
+            "manual",
+            "global",
+            now,
+            now,
+            tags=(f"t{OSC52}",),
+        )
+        for i, n in enumerate((10, 50))
+    ]
+    store.add(made)
+    store.add_conflicts(
+        [Conflict("c_0000000000000001", made[0].id, made[1].id, 0.9, "contradiction", (OSC52,), "global", now)]
+    )
+    outputs = {
+        "list": memx(home, "list"),
+        "show": memx(home, "show", made[0].id),
+        "recall": memx(home, "recall", "Redis pool"),
+        "conflicts": memx(home, "conflicts"),
+    }
+    for name, done in outputs.items():
+        assert done.returncode == 0, (name, done.stderr)
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\x9b" not in done.stdout, name
+        assert "\\x1b]52;c;" in done.stdout, name
+    assert "\\x9b2J" in outputs["show"].stdout and "t\\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\x07" in outputs["show"].stdout
+
+
+def test_remember_strips_an_osc52_sequence_on_the_way_in(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = memx(home, "remember", f"Use make lint {OSC52}before pushing", "--tag", f"ci{OSC52}")
+    assert done.returncode == 0 and "\x1b" not in done.stdout
+    exported = memx(home, "export").stdout
+    assert "\x1b" not in exported and "\\u001b" not in exported and "\x07" not in exported
+
+
+def test_sanitize_masks_a_secret_learned_anywhere_in_the_input_on_every_line(tmp_path: Path) -> None:
+    transcript = (
+        json.dumps({"message": {"content": 'run mysql -uroot -p"Tr0ub4dor&3/x" app'}})
+        + "\nit worked with Tr0ub4dor&3/x\n"
+        + json.dumps({"url": "https://search.test/?q=Tr0ub4dor%263%2Fx"})
+        + "\n"
+    )
+    d = tmp_path / "home"
+    done = subprocess.run(
+        [*script("memx"), "--home", str(d), "sanitize"],
+        input=transcript,
+        capture_output=True,
+        text=True,
+        env=env_for(d),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Tr0ub4dor" not in done.stdout and done.stdout.count("[REDACTED:password_flag]") == 3
+    assert [json.loads(done.stdout.splitlines()[i]) for i in (0, 2)]  # still JSON lines
+
+
+def test_install_and_uninstall_import_no_store_library(tmp_path: Path) -> None:
+    """They write client files only: importing LanceDB and the store (~1.2 s) would only delay them."""
+    user = tmp_path / "user"
+    user.mkdir()
+    code = (
+        "import contextlib, io, sys\n"
+        "from memx_mcp.cli.app import main\n"
+        "for command in ('install', 'uninstall'):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        assert main(['--home', sys.argv[1], command, 'cursor', '--dry-run', '--json']) == 0\n"
+        "print(sorted(m for m in ('lancedb', 'pyarrow', 'memx_mcp.compose') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        env=env_for(tmp_path / "home", HOME=str(user), USERPROFILE=str(user)),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

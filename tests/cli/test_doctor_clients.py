@@ -1,0 +1,50 @@
+"""`memx doctor` starts what the clients are configured to start, as they would."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ..helpers import env_for, script
+
+
+def _memx(tmp_path: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**env_for(tmp_path / "data"), "HOME": str(home), "USERPROFILE": str(home)}
+    return subprocess.run(
+        [*script("memx"), *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300, check=False
+    )
+
+
+def _checks(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    return {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+
+
+def test_doctor_fails_a_client_entry_whose_command_cannot_start_and_says_how_to_fix_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    broken = {"mcpServers": {"memx": {"command": str(tmp_path / "gone" / "memx-mcp"), "args": []}}}
+    (home / ".cursor" / "mcp.json").write_text(json.dumps(broken))
+    (home / ".claude").mkdir()
+    hook = {"type": "command", "command": f"{tmp_path / 'gone' / 'memx'} hook claude-code || exit 0"}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [hook]}]}}))
+    done = _memx(tmp_path, home, "doctor", "--json")
+    assert done.returncode == 1
+    checks = _checks(done)
+    server, hooks = checks["Cursor server"], checks["Claude Code hook"]
+    assert server["status"] == "FAIL" and "does not start" in server["detail"]
+    assert "memx install cursor" in server["fix"]
+    assert hooks["status"] == "FAIL" and "exited 127" in hooks["detail"]
+
+
+def test_doctor_passes_what_memx_install_wrote(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    assert _memx(tmp_path, home, "install", "claude-code").returncode == 0
+    done = _memx(tmp_path, home, "doctor", "--json")
+    checks = _checks(done)
+    assert checks["Claude Code server"]["status"] == "OK", checks["Claude Code server"]
+    assert "tools" in checks["Claude Code server"]["detail"]
+    assert checks["Claude Code hook"]["status"] == "OK", checks["Claude Code hook"]
+    assert done.returncode == 0, done.stdout

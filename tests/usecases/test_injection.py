@@ -1,0 +1,167 @@
+"""Context injection through Claude Code's SessionStart and UserPromptSubmit hooks."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.config import Settings
+from memx_mcp.engine.retrieval.budget import estimate_tokens
+from memx_mcp.memory import Memory
+from memx_mcp.ports import Embedder, ReadyEmbedder
+from memx_mcp.usecases.injection import (
+    inject,
+    injection_counts,
+    language,
+    prompt_context,
+    seen_in_session,
+    session_context,
+)
+
+from ..conftest import Clock
+from ..helpers import env_for, run_hook, script
+
+REDIS = "Set MAX_POOL_SIZE=50 in .env because Redis drops connections at 10"
+ALEMBIC = "When alembic upgrade fails with 'Can't locate revision', run alembic stamp head first"
+FACTS = [
+    REDIS,
+    ALEMBIC,
+    "Prefer ruff format over black in this repository",
+    "npm ci fails on node 18 with ERR_OSSL_EVP_UNSUPPORTED: export NODE_OPTIONS=--openssl-legacy-provider",
+]
+UNRELATED = ["write a haiku about autumn", "what is the capital of France?", "thanks, looks good"]
+
+
+def test_session_start_block_lists_the_project_and_fits_the_budget(memory: Memory, clock: Clock) -> None:
+    for fact in FACTS:
+        memory.remember(fact)
+    for _ in range(3):
+        memory.recall("redis connection pool")
+    text, ids = session_context(memory, budget=800)
+    lines = text.splitlines()
+    assert lines[0].startswith("memx: what this project has learned (project:demo")
+    assert lines[1] == f"- {REDIS}"  # the most recalled first
+    assert len(ids) == 4 and estimate_tokens(text) <= 800
+    small, few = session_context(memory, budget=40)
+    assert estimate_tokens(small) <= 40 and 0 < len(few) < 4
+
+
+def test_session_start_names_open_contradictions_and_is_silent_on_an_empty_store(memory: Memory) -> None:
+    assert session_context(memory, 800) == ("", [])
+    memory.remember("A Redis pool of 10 connections is enough")
+    memory.remember("Redis is only stable with a pool of 50 connections or more")
+    text, _ = session_context(memory, 800)
+    assert "Open contradictions" in text and "<>" in text
+
+
+def test_headings_follow_the_language_of_the_bullets(memory: Memory) -> None:
+    assert language(["pytest を並列で実行するには pytest-xdist を使う"]) == "ja"
+    assert language(["用 pytest-xdist 并行运行测试", "Redis 连接池设为 50"]) == "zh"
+    assert language(["use pytest -n auto"]) == "en"
+    memory.remember("测试太慢时，用 pytest -n auto 并行运行整个测试套件")
+    text, _ = session_context(memory, 800)
+    assert text.startswith("memx：本项目积累的知识")
+
+
+def test_a_prompt_gets_relevant_bullets_once_per_session_and_unrelated_ones_nothing(memory: Memory) -> None:
+    for fact in FACTS:
+        memory.remember(fact)
+    floor = memory.settings.inject_min_relevance
+    text, ids = prompt_context(memory, "redis keeps dropping connections", set(), 400, floor)
+    assert text.startswith("memx: relevant memory for this prompt:") and REDIS in text
+    assert prompt_context(memory, "redis keeps dropping connections", set(ids), 400, floor) == ("", [])
+    for prompt in UNRELATED:
+        assert prompt_context(memory, prompt, set(), 400, floor) == ("", []), prompt
+
+
+def test_what_is_injected_counts_as_a_recall_and_is_logged(memory: Memory) -> None:
+    b = memory.remember(REDIS).bullet
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": "redis drops connections", "session_id": "s-9"}
+    assert REDIS in inject(memory, payload)
+    assert memory.store.get([b.id])[0].recall_count == 1
+    assert seen_in_session(memory.settings, "s-9") == {b.id}
+    assert inject(memory, payload) == ""  # shown already in this session
+    assert inject(memory, {**payload, "prompt": "write a haiku"}) == ""
+    counts = injection_counts(memory.settings)
+    assert counts == {"UserPromptSubmit runs": 3, "UserPromptSubmit found": 1}
+    assert "s-9" not in "".join(p.name for p in (memory.settings.home / "state").rglob("*"))
+
+
+# -- end to end: the real `memx hook claude-code` with its warm helper ---------------------------------
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    home = tmp_path / "home"
+    yield home
+    state = home / "run" / "hook-helper.json"
+    if state.exists() and "pid" in (data := json.loads(state.read_text())):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(data["pid"]), signal.SIGTERM)
+
+
+hook = run_hook
+
+
+def test_the_hooks_print_context_from_the_warm_helper(
+    home: Path, tmp_path: Path, settings: Settings, store: LanceStore, embedder: Embedder
+) -> None:
+    now = Memory(settings, store, ReadyEmbedder(embedder), cwd=tmp_path)  # the real clock, as `memx remember`
+    assert settings.home == home
+    for fact in FACTS:
+        now.remember(fact, scope="global")  # where `memx remember` outside any repository puts it
+    base = {"session_id": "abc", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path)}
+    start = hook(home, {**base, "hook_event_name": "SessionStart", "source": "startup"})
+    assert start.returncode == 0 and start.stdout.startswith("memx: what this project has learned (global")
+    assert "ruff format" in start.stdout
+    fresh = {**base, "session_id": "other"}
+    asked = hook(home, {**fresh, "hook_event_name": "UserPromptSubmit", "prompt": "npm ci fails with an openssl error"})
+    assert asked.returncode == 0 and "NODE_OPTIONS=--openssl-legacy-provider" in asked.stdout
+    again = hook(
+        home, {**fresh, "hook_event_name": "UserPromptSubmit", "prompt": "npm ci openssl error again"}, "--json"
+    )
+    assert again.returncode == 0 and again.stdout == ""  # the same bullet is not shown twice in a session
+    as_json = hook(
+        home, {**fresh, "hook_event_name": "UserPromptSubmit", "prompt": "alembic can't locate revision"}, "--json"
+    )
+    out = json.loads(as_json.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit" and "alembic stamp head" in out["additionalContext"]
+    silent = hook(home, {**fresh, "hook_event_name": "UserPromptSubmit", "prompt": "write a haiku about autumn"})
+    assert silent.returncode == 0 and silent.stdout == ""
+
+
+def test_the_context_hooks_fail_open_when_the_store_is_unreadable(home: Path, tmp_path: Path) -> None:
+    home.mkdir()
+    (home / "store").write_text("not a folder")
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": "redis", "session_id": "x", "cwd": str(tmp_path)}
+    done = hook(home, payload)
+    assert done.returncode == 0 and done.stdout == ""
+    assert "UserPromptSubmit: no context" in (home / "logs" / "hook.log").read_text()
+    again = hook(home, payload)  # the failure is remembered for a minute: no helper storm
+    assert again.returncode == 0 and again.stdout == ""
+
+
+def test_a_helper_left_from_another_memx_version_is_replaced(home: Path, tmp_path: Path) -> None:
+    import sys
+
+    done = subprocess.run(
+        [*script("memx"), "remember", REDIS], cwd=tmp_path, env=env_for(home), capture_output=True, timeout=120
+    )
+    assert done.returncode == 0
+    old = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "memx_mcp.hooks.helper"])
+    state = home / "run" / "hook-helper.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"port": 9, "token": "x", "pid": old.pid, "version": "0.0.1-old"}))
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": "redis drops connections", "session_id": "v"}
+    asked = hook(home, {**payload, "cwd": str(tmp_path)})
+    assert asked.returncode == 0 and REDIS in asked.stdout
+    assert old.wait(timeout=10) is not None  # the old helper was stopped
+    assert json.loads(state.read_text())["version"] != "0.0.1-old"
