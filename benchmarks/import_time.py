@@ -1,7 +1,8 @@
 """What a memx process pays to start: importing LanceDB the ordinary way against memx's way (its
 namespace REST client loaded on first use, ``src/memx_mcp/store/lancedb_import.py``), in turns within one
 run so that the machine's load drifts over both alike; then a whole ``memx stats`` and a ``memx recall``
-on a small store, run on their own (``MEMX_NO_HELPER=1``) and answered by a warm helper.
+on a small store, run on their own (``MEMX_NO_HELPER=1``) and answered by a warm helper, and a
+``memx install --dry-run``.
 
     python benchmarks/import_time.py [--runs 7]
 """
@@ -53,6 +54,8 @@ def main() -> None:
         subprocess.run([*MEMX, "remember", "Use uv sync --frozen in CI"], check=True, capture_output=True, env=alone)
         stats = [timed([*MEMX, "stats"], alone) for _ in range(args.runs)]
         recall = [timed([*MEMX, "recall", "uv sync in CI"], alone) for _ in range(args.runs)]
+        user = {**alone, "HOME": str(Path(scratch) / "user")}  # a dry run: it writes nothing even there
+        install = [timed([*MEMX, "install", "cursor", "--dry-run"], user) for _ in range(args.runs)]
         helper = subprocess.Popen(
             [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(home)], env=env, stderr=subprocess.DEVNULL
         )
@@ -68,6 +71,7 @@ def main() -> None:
             helper.wait(30)
     print(line("memx stats, on its own", stats))
     print(line("memx recall, on its own (model load included)", recall))
+    print(line("memx install cursor --dry-run (no store opened)", install))
     print(line("memx recall, answered by the warm helper", warm))
 
 

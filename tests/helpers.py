@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -51,3 +54,28 @@ def run_hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.Comp
         env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1"),
         timeout=60,
     )
+
+
+@contextlib.contextmanager
+def warm_helper(home: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The warm helper of the data folder ``home``, as the first context hook starts it, with the settings
+    `run_memx` gives its commands (with the same extra ``MEMX_…`` settings): the commands it answers
+    (`cli.WARM_COMMANDS`) then open no store and load no model of their own, as for a user whose client runs
+    the hooks; the others run themselves."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(home)], env=env_for(home, **env), cwd=home.parent
+    )
+    state = home / "run" / "hook-helper.json"
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # the helper writes its state file once it listens
+            with contextlib.suppress(OSError, ValueError):
+                if json.loads(state.read_text(encoding="utf-8")).get("pid") == proc.pid:
+                    break
+            assert proc.poll() is None, f"the helper exited with {proc.returncode}"
+            assert time.monotonic() < deadline, "the helper did not start"
+            time.sleep(0.02)
+        yield proc
+    finally:
+        proc.terminate()  # SIGTERM: it removes its socket and state file
+        proc.wait(30)

@@ -3,6 +3,7 @@ Every acknowledged write must be present exactly once afterwards; SIGKILLed writ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -140,16 +141,36 @@ for text in json.loads(sys.argv[1]):
         assert main(["recall", text[:50], "--scope", "project:shared"]) == 0
 """
 
-_KILLABLE = """
-import json, sys
+# Each killed writer is a process of its own that opens the store and loads the model itself, forked from
+# one parent that has imported memx, LanceDB and fastembed once (the imports are most of a start's cost and
+# hold nothing of a store). The parent forks a writer per batch and answers with its pid; the writer prints
+# "ready", then each acknowledged id, into the FIFO it is given.
+_FORKS_WRITERS = """
+import json, os, signal, sys
+import fastembed, lancedb  # noqa: F401 (paid once, before any fork)
 from memx_mcp.compose import open_memory
 from memx_mcp.config import load_settings
-memory = open_memory(load_settings(), cwd=None)
-memory.deps.embedder.get(60)
-print("ready", flush=True)
-for text in json.loads(sys.argv[1]):
-    r = memory.remember(text, scope="project:crash")
-    print(r.merged_into or r.bullet.id, flush=True)
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # a killed writer is reaped at once
+print("warm", flush=True)
+for line in sys.stdin:
+    fifo, batch = json.loads(line)
+    pid = os.fork()
+    if pid:
+        print(pid, flush=True)
+        continue
+    code = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        out = open(fifo, "w")
+        memory = open_memory(load_settings(), cwd=None)
+        memory.deps.embedder.get(60)
+        print("ready", file=out, flush=True)
+        for text in batch:
+            r = memory.remember(text, scope="project:crash")
+            print(r.merged_into or r.bullet.id, file=out, flush=True)
+        code = 0
+    finally:
+        os._exit(code)
 """
 
 
@@ -158,33 +179,46 @@ def test_writers_killed_mid_write_lose_no_acknowledged_write(tmp_path: Path) -> 
     texts = facts("crash", 400)
     acked_ids: list[str] = []
     rng = random.Random(7)
-    for round_ in range(20):
-        batch = texts[round_ * 20 : (round_ + 1) * 20]
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _KILLABLE, json.dumps(batch)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=env_for(home),
-            cwd=tmp_path,
-        )
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "ready"
-        deadline = time.monotonic() + rng.uniform(0.05, 0.6)
-        lines: list[str] = []
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line.strip())
-        os.kill(proc.pid, signal.SIGKILL)
-        rest, _ = proc.communicate()
-        acked_ids += [x for x in lines + rest.splitlines() if x.startswith("b_")]
-        store = LanceStore(home / "store", MODEL, 384)  # always opens
-        bullets = {b.id: b for b in store.all_bullets()}
-        missing = set(acked_ids) - set(bullets)
-        assert not missing, f"round {round_}: acknowledged writes lost: {missing}"
-        assert all(b.content and b.vector is not None and len(b.vector) == 384 for b in bullets.values())
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _FORKS_WRITERS],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env_for(home),
+        cwd=tmp_path,
+    )
+    assert parent.stdin is not None and parent.stdout is not None
+    try:
+        assert parent.stdout.readline().strip() == "warm"
+        for round_ in range(20):
+            batch = texts[round_ * 20 : (round_ + 1) * 20]
+            fifo = tmp_path / f"writer-{round_}"
+            os.mkfifo(fifo)
+            parent.stdin.write(json.dumps([str(fifo), batch]) + "\n")
+            parent.stdin.flush()
+            pid = int(parent.stdout.readline())
+            with fifo.open(encoding="utf-8") as out:
+                assert out.readline().strip() == "ready"
+                deadline = time.monotonic() + rng.uniform(0.05, 0.6)
+                lines: list[str] = []
+                while time.monotonic() < deadline:
+                    line = out.readline()
+                    if not line:
+                        break
+                    lines.append(line.strip())
+                with contextlib.suppress(ProcessLookupError):  # it wrote its whole batch and exited
+                    os.kill(pid, signal.SIGKILL)
+                rest = out.read()  # up to the end the kill made
+            acked_ids += [x for x in lines + rest.splitlines() if x.startswith("b_")]
+            store = LanceStore(home / "store", MODEL, 384)  # always opens
+            bullets = {b.id: b for b in store.all_bullets()}
+            missing = set(acked_ids) - set(bullets)
+            assert not missing, f"round {round_}: acknowledged writes lost: {missing}"
+            assert all(b.content and b.vector is not None and len(b.vector) == 384 for b in bullets.values())
+    finally:
+        parent.stdin.close()
+        parent.wait(60)
     assert len(acked_ids) >= 20
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +36,41 @@ def as_json(done: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(done.stdout)
 
 
-def filled(home: Path, reindexed: bool = False) -> Path:
+def build(home: Path, reindexed: bool = False) -> None:
     """A real store holding the six bullets, one data file each (or, ``reindexed``, in the table a
-    ``memx reindex`` makes); its folder."""
+    ``memx reindex`` makes)."""
     memory = open_memory(load_settings(home=home), cwd=home.parent, preload=True)
     for text in TEXTS:
         memory.remember(text, scope="global")
     if reindexed:
         memory.reindex()
     assert memory.store.count() == len(TEXTS)
-    return home / "store"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bool], Path]:
+    """Each kind of filled data folder, built once for the module by `build` (the model loaded for it)."""
+    made: dict[bool, Path] = {}
+
+    def get(reindexed: bool) -> Path:
+        if reindexed not in made:
+            made[reindexed] = tmp_path_factory.mktemp("reindexed" if reindexed else "filled") / "home"
+            build(made[reindexed], reindexed)
+        return made[reindexed]
+
+    return get
+
+
+@pytest.fixture
+def filled(built: Callable[[bool], Path]) -> Callable[..., Path]:
+    """``filled(home, reindexed=False)``: a copy of a built data folder at ``home``, this test's own; the
+    store's folder."""
+
+    def copy(home: Path, reindexed: bool = False) -> Path:
+        shutil.copytree(built(reindexed), home, symlinks=True)
+        return home / "store"
+
+    return copy
 
 
 def damage(store: Path, case: str) -> None:
@@ -70,7 +96,7 @@ CASES = [
 
 @pytest.mark.parametrize(("case", "readable"), CASES)
 def test_a_damaged_store_is_reported_and_repair_brings_back_the_readable_bullets(
-    tmp_path: Path, case: str, readable: int
+    tmp_path: Path, case: str, readable: int, filled: Callable[..., Path]
 ) -> None:
     home = tmp_path / "home"
     damage(filled(home, reindexed="reindex" in case), case)
@@ -104,7 +130,7 @@ def test_a_damaged_store_is_reported_and_repair_brings_back_the_readable_bullets
     assert as_json(memx(home, "doctor", "--json"))["ok"] is True
 
 
-def test_repair_says_what_was_lost_when_the_table_folder_is_gone(tmp_path: Path) -> None:
+def test_repair_says_what_was_lost_when_the_table_folder_is_gone(tmp_path: Path, filled: Callable[..., Path]) -> None:
     home = tmp_path / "home"
     store = filled(home)
     shutil.rmtree(store / "lance" / "bullets.lance")
@@ -138,7 +164,9 @@ def test_the_doctor_self_test_leaves_nothing_behind_when_it_fails_midway(
     assert [b.content for b in left] == ["A bullet of the user that the self-test must not touch"]
 
 
-def test_doctor_reports_a_data_file_cut_short_as_a_failure_with_the_fix(tmp_path: Path) -> None:
+def test_doctor_reports_a_data_file_cut_short_as_a_failure_with_the_fix(
+    tmp_path: Path, filled: Callable[..., Path]
+) -> None:
     home = tmp_path / "home"
     damage(filled(home), "data file cut short")
     checks = doctor.run_checks(load_settings(home=home), tmp_path, Places(tmp_path, tmp_path))

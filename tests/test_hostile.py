@@ -23,7 +23,7 @@ from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
 from memx_mcp.engine.retrieval.budget import estimate_tokens, pack
 from memx_mcp.text.tokenize import query_terms, tokens
 
-from .helpers import env_for, script
+from .helpers import env_for, script, warm_helper
 from .messages_api import MessagesAPI
 
 KEEP = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
@@ -220,15 +220,17 @@ def test_secrets_never_land_in_files_logs_or_llm_requests(tmp_path: Path) -> Non
             cwd=tmp_path,
             timeout=180,
         )
-        for value in SECRETS.values():
-            subprocess.run(
-                [*script("memx"), "remember", f"Deploy uses the credential {value} for prod"],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=tmp_path,
-                timeout=120,
-            )
+        # the remembers go through a warm helper of the same settings, whose log is in the data folder too
+        with warm_helper(home, **{k: v for k, v in env.items() if k.startswith(("MEMX_", "ANTHROPIC_"))}):
+            for value in SECRETS.values():
+                subprocess.run(
+                    [*script("memx"), "remember", f"Deploy uses the credential {value} for prod"],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    cwd=tmp_path,
+                    timeout=120,
+                )
     assert reflected.returncode == 0, reflected.stderr
     out = json.loads(reflected.stdout)[0]
     assert out["llm_calls"] >= 1 and out["added"] >= 1

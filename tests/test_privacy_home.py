@@ -64,7 +64,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     for folder in (home, work):
         folder.mkdir()
     env = {k: v for k, v in env_for(data).items() if not k.startswith("XDG_")}  # defaults under HOME
-    env.update(HOME=str(home), MEMX_HOOK_DAEMON_IDLE_MINUTES="0.1")
+    env.update(HOME=str(home), MEMX_HOOK_DAEMON_IDLE_MINUTES="0.03")
     traces: list[Path] = []
 
     def log(name: str) -> Path:
@@ -111,7 +111,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     payload = {"session_id": "s-1", "transcript_path": str(work / "t.jsonl"), "cwd": str(work)}
     start = json.dumps({**payload, "hook_event_name": "SessionStart", "source": "startup"})
     prompt = json.dumps({**payload, "hook_event_name": "UserPromptSubmit", "prompt": "run the tests in parallel"})
-    # under strace the first hook's run lasts until the helper it started idles out (6 s after its last use)
+    # under strace a hook's run lasts until the helper it started idles out (1.8 s after its last use)
     first = subprocess.Popen(
         traced(log("hook-start"), [*script("memx"), "hook", "claude-code"]),
         stdin=subprocess.PIPE,

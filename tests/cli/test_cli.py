@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..helpers import env_for, script
+from ..helpers import env_for, script, warm_helper
 
 
 def memx(home: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
@@ -113,40 +114,43 @@ def test_every_command_has_help_with_an_example_and_a_json_flag(tmp_path: Path, 
 
 
 def test_every_command_answers_in_json(tmp_path: Path) -> None:
+    """The commands the warm helper answers go through one (a user with hooks installed has one running);
+    the others (export, import, reflect, sanitize, install, uninstall, doctor, reindex) run themselves."""
     d = tmp_path / "D"
     userhome = tmp_path / "user"
     userhome.mkdir()
     env = {"HOME": str(userhome), "USERPROFILE": str(userhome)}
-    a = as_json(memx(d, "remember", "A Redis pool of 10 connections is enough", "--json"))["bullet"]["id"]
-    b = as_json(memx(d, "remember", "Redis is only stable with a pool of 50 connections or more", "--json"))
-    assert as_json(memx(d, "recall", "redis pool", "--json"))["results"]
-    assert as_json(memx(d, "show", a, "--json"))["decay_weight"] == 1.0
-    assert as_json(memx(d, "edit", a, "--tag", "redis", "--json"))["tags"] == ["redis"]
-    (conflict,) = as_json(memx(d, "conflicts", "--json"))["conflicts"]
-    assert as_json(memx(d, "list", "--json", "--section", "general"))["bullets"]
-    assert as_json(memx(d, "gc", "--dry-run", "--json"))["dry_run"] is True
-    assert as_json(memx(d, "conflicts", "resolve", conflict["id"], "--keep", "b", "--json"))["kept"] == "b"
-    assert as_json(memx(d, "restore", a, "--json"))["bullets"][0]["id"] == a
-    assert as_json(memx(d, "forget", "--query", "redis pool", "--json"))["would_forget"]
-    exported = memx(d, "export", "--json").stdout.splitlines()
-    assert len(exported) == 2 and all(json.loads(line)["id"] for line in exported)
-    (tmp_path / "in.jsonl").write_text(json.dumps({"content": "Use uv sync --frozen in CI"}) + "\n")
-    assert as_json(memx(d, "import", str(tmp_path / "in.jsonl"), "--json"))["inserted"] == 1
-    session = tmp_path / "s.txt"
-    session.write_text("User: pytest is slow\nAssistant: run pytest -n auto, it needs pytest-xdist\n")
-    assert isinstance(as_json(memx(d, "reflect", str(session), "--dry-run", "--json")), list)
-    masked = subprocess.run(
-        [*script("memx"), "sanitize", "--json"], input="token=ghp_" + "a1B2" * 9, capture_output=True, text=True
-    )
-    assert json.loads(masked.stdout)["masked"] == {"api_token": 1}
-    assert as_json(memx(d, "install", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"]
-    assert as_json(memx(d, "uninstall", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"] is False
-    doctor = as_json(memx(d, "doctor", "--json", **env))
-    assert doctor["ok"] and {c["name"] for c in doctor["checks"]} >= {"store", "model", "self-test", "clients"}
-    stats = as_json(memx(d, "stats", "--json"))
-    assert stats["active"] == 3 and sum(stats["decay_histogram"].values()) == 3  # the self-test left nothing
-    assert as_json(memx(d, "reindex", "--json")) == {"reindexed": 3}
-    assert b["action"] == "inserted_with_conflict"
+    with warm_helper(d):
+        a = as_json(memx(d, "remember", "A Redis pool of 10 connections is enough", "--json"))["bullet"]["id"]
+        b = as_json(memx(d, "remember", "Redis is only stable with a pool of 50 connections or more", "--json"))
+        assert as_json(memx(d, "recall", "redis pool", "--json"))["results"]
+        assert as_json(memx(d, "show", a, "--json"))["decay_weight"] == 1.0
+        assert as_json(memx(d, "edit", a, "--tag", "redis", "--json"))["tags"] == ["redis"]
+        (conflict,) = as_json(memx(d, "conflicts", "--json"))["conflicts"]
+        assert as_json(memx(d, "list", "--json", "--section", "general"))["bullets"]
+        assert as_json(memx(d, "gc", "--dry-run", "--json"))["dry_run"] is True
+        assert as_json(memx(d, "conflicts", "resolve", conflict["id"], "--keep", "b", "--json"))["kept"] == "b"
+        assert as_json(memx(d, "restore", a, "--json"))["bullets"][0]["id"] == a
+        assert as_json(memx(d, "forget", "--query", "redis pool", "--json"))["would_forget"]
+        exported = memx(d, "export", "--json").stdout.splitlines()
+        assert len(exported) == 2 and all(json.loads(line)["id"] for line in exported)
+        (tmp_path / "in.jsonl").write_text(json.dumps({"content": "Use uv sync --frozen in CI"}) + "\n")
+        assert as_json(memx(d, "import", str(tmp_path / "in.jsonl"), "--json"))["inserted"] == 1
+        session = tmp_path / "s.txt"
+        session.write_text("User: pytest is slow\nAssistant: run pytest -n auto, it needs pytest-xdist\n")
+        assert isinstance(as_json(memx(d, "reflect", str(session), "--dry-run", "--json")), list)
+        masked = subprocess.run(
+            [*script("memx"), "sanitize", "--json"], input="token=ghp_" + "a1B2" * 9, capture_output=True, text=True
+        )
+        assert json.loads(masked.stdout)["masked"] == {"api_token": 1}
+        assert as_json(memx(d, "install", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"]
+        assert as_json(memx(d, "uninstall", "cursor", "--dry-run", "--json", **env))["files"][0]["changed"] is False
+        doctor = as_json(memx(d, "doctor", "--json", **env))
+        assert doctor["ok"] and {c["name"] for c in doctor["checks"]} >= {"store", "model", "self-test", "clients"}
+        stats = as_json(memx(d, "stats", "--json"))
+        assert stats["active"] == 3 and sum(stats["decay_histogram"].values()) == 3  # the self-test left nothing
+        assert as_json(memx(d, "reindex", "--json")) == {"reindexed": 3}
+        assert b["action"] == "inserted_with_conflict"
 
 
 def test_doctor_fails_with_a_fix_when_the_data_folder_is_unusable(tmp_path: Path) -> None:
@@ -344,3 +348,27 @@ def test_sanitize_masks_a_secret_learned_anywhere_in_the_input_on_every_line(tmp
     assert done.returncode == 0, done.stderr
     assert "Tr0ub4dor" not in done.stdout and done.stdout.count("[REDACTED:password_flag]") == 3
     assert [json.loads(done.stdout.splitlines()[i]) for i in (0, 2)]  # still JSON lines
+
+
+def test_install_and_uninstall_import_no_store_library(tmp_path: Path) -> None:
+    """They write client files only: importing LanceDB and the store (~1.2 s) would only delay them."""
+    user = tmp_path / "user"
+    user.mkdir()
+    code = (
+        "import contextlib, io, sys\n"
+        "from memx_mcp.cli.app import main\n"
+        "for command in ('install', 'uninstall'):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        assert main(['--home', sys.argv[1], command, 'cursor', '--dry-run', '--json']) == 0\n"
+        "print(sorted(m for m in ('lancedb', 'pyarrow', 'memx_mcp.compose') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        env=env_for(tmp_path / "home", HOME=str(user), USERPROFILE=str(user)),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -15,6 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.config import Settings
+from memx_mcp.memory import Memory
+from memx_mcp.ports import Embedder, ReadyEmbedder
+
+from ..conftest import MODEL
 from ..helpers import env_for
 from ..helpers import run_memx as memx
 from .test_helper_channel import Helpers, read_state, take_over
@@ -47,9 +53,10 @@ class SameSettings(Helpers):
 
 
 @pytest.fixture
-def helpers(tmp_path: Path) -> Iterator[SameSettings]:
+def helpers(tmp_path: Path, embedder: Embedder) -> Iterator[SameSettings]:
     home = tmp_path / "home"
-    assert memx(home, "remember", POOL, "--scope", "global").returncode == 0  # the store exists, cold
+    store = LanceStore(home / "store", MODEL, 384)  # the store exists before any helper runs
+    Memory(Settings(home=home), store, ReadyEmbedder(embedder), cwd=tmp_path).remember(POOL, scope="global")
     started = SameSettings(home)
     yield started
     started.stop_all()

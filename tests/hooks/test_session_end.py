@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,9 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-def cursor_session(tmp_path: Path, with_path: bool) -> dict[str, Any]:
+def cursor_session(tmp_path: Path, root: Path, with_path: bool) -> dict[str, Any]:
     """A stop payload (cursor.com/docs/agent/hooks); Cursor's CLI sends transcript_path null, so then the
     transcript is where Cursor keeps it, under ~/.cursor/projects/<workspace as a slug>/."""
-    root = project(tmp_path)
     slug = str(root).lstrip("/").replace("/", "-").replace("_", "-").replace(".", "-")
     where = tmp_path / "home" / ".cursor" / "projects" / slug / "agent-transcripts" / CURSOR_ID / f"{CURSOR_ID}.jsonl"
     sessions.write(where, sessions.cursor())
@@ -84,9 +84,8 @@ def cursor_session(tmp_path: Path, with_path: bool) -> dict[str, Any]:
     }
 
 
-def codex_session(tmp_path: Path) -> dict[str, Any]:
+def codex_session(tmp_path: Path, root: Path) -> dict[str, Any]:
     """The notify JSON of openai/codex docs/config.md; the rollout is where Codex writes it."""
-    root = project(tmp_path)
     rollout = (
         tmp_path / "home" / ".codex" / "sessions" / "2026" / "12" / "01" / f"rollout-2026-12-01T13-40-00-{THREAD}.jsonl"
     )
@@ -101,10 +100,9 @@ def codex_session(tmp_path: Path) -> dict[str, Any]:
     }
 
 
-def gemini_session(tmp_path: Path) -> dict[str, Any]:
+def gemini_session(tmp_path: Path, root: Path) -> dict[str, Any]:
     """A SessionEnd payload (google-gemini/gemini-cli docs/hooks/reference.md); the chat is where Gemini CLI
     saves it, ~/.gemini/tmp/<project hash>/chats/."""
-    root = project(tmp_path)
     chat = (
         tmp_path
         / "home"
@@ -125,6 +123,20 @@ def gemini_session(tmp_path: Path) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Reference:
+    root: Path  # the git repository the session ran in
+    bullets: list[tuple[str, str]]  # what `memx hook claude-code` stored of it
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Reference:
+    """One repository for the module's sessions, and the Claude Code hook's bullets of the session there,
+    made once: each test runs its own client's hook into a store of its own and compares."""
+    base = tmp_path_factory.mktemp("claude-code")
+    return Reference(project(base), claude_code_bullets(base))
+
+
 def claude_code_bullets(tmp_path: Path) -> list[tuple[str, str]]:
     """What `memx hook claude-code` stores from the same session, in a store of its own."""
     root = project(tmp_path)
@@ -140,8 +152,8 @@ def claude_code_bullets(tmp_path: Path) -> list[tuple[str, str]]:
 
 
 CASES = {
-    "cursor": lambda tmp_path: cursor_session(tmp_path, with_path=False),
-    "cursor-with-path": lambda tmp_path: cursor_session(tmp_path, with_path=True),
+    "cursor": lambda tmp_path, root: cursor_session(tmp_path, root, with_path=False),
+    "cursor-with-path": lambda tmp_path, root: cursor_session(tmp_path, root, with_path=True),
     "codex": codex_session,
     "gemini": gemini_session,
 }
@@ -149,12 +161,12 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_hook_stores_what_claude_code_stores_of_the_same_session_and_nothing_twice(
-    tmp_path: Path, case: str
+    tmp_path: Path, case: str, reference: Reference
 ) -> None:
     client = case.split("-")[0]
-    expected = claude_code_bullets(tmp_path)
+    expected = reference.bullets
     assert expected and sessions.BULLET in expected[0][0] and expected[0][1].startswith("project:shop-api")
-    payload = CASES[case](tmp_path)
+    payload = CASES[case](tmp_path, reference.root)
     first = memx_hook(tmp_path, client, payload)
     assert first.returncode == 0 and first.stdout == "", first.stderr
     assert stored(tmp_path) == expected, hook_log(tmp_path)

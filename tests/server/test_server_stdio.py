@@ -5,14 +5,22 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.config import Settings
+from memx_mcp.memory import Memory
+from memx_mcp.ports import Embedder, ReadyEmbedder
+
+from ..conftest import MODEL
 from ..helpers import env_for, script
 
 
@@ -91,6 +99,22 @@ def test_without_the_model_recall_answers_keyword_only_over_stdio(tmp_path: Path
     assert any("keyword-only" in n for n in r.structured_content["notes"])
 
 
+@pytest.fixture(scope="module")
+def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[BlockingPortal, ClientSession]]:
+    """One memx-mcp process for the module's bad inputs, driven from a thread of its own: each test sends
+    its input to the server the tests before it sent theirs to, which must still answer."""
+    home = tmp_path_factory.mktemp("one-server") / "home"
+    cmd = script("memx-mcp")
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env_for(home), cwd=str(home.parent))
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(stdio_client(params)) as (read, write),
+        portal.wrap_async_context_manager(ClientSession(read, write)) as session,
+    ):
+        portal.call(session.initialize)
+        yield portal, session
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "message"),
     [
@@ -101,14 +125,11 @@ def test_without_the_model_recall_answers_keyword_only_over_stdio(tmp_path: Path
     ],
 )
 def test_bad_input_is_a_tool_error_and_the_server_stays_up(
-    tmp_path: Path, tool: str, args: dict[str, Any], message: str
+    one_server: tuple[BlockingPortal, ClientSession], tool: str, args: dict[str, Any], message: str
 ) -> None:
-    async def steps(s: ClientSession, init: Any) -> tuple[Any, Any]:
-        bad = await s.call_tool(tool, args)
-        ok = await s.call_tool("list_conflicts", {})
-        return bad, ok
-
-    bad, ok = run(tmp_path / "home", tmp_path, steps)
+    portal, session = one_server
+    bad = portal.call(session.call_tool, tool, args)
+    ok = portal.call(session.call_tool, "list_conflicts", {})
     assert bad.is_error and message in bad.content[0].text
     assert "Traceback" not in bad.content[0].text
     assert not ok.is_error
@@ -251,26 +272,21 @@ def test_the_mcp_inspector_cli_lists_tools_and_resources_and_calls_recall(tmp_pa
     assert found["structuredContent"]["results"][0]["content"] == stored
 
 
-def _remember_in_cli(home: Path, text: str) -> None:
-    done = subprocess.run(
-        [*script("memx"), "--home", str(home), "remember", text, "--scope", "global"],
-        capture_output=True,
-        text=True,
-        env=env_for(home),
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+def _remember(home: Path, text: str, embedder: Embedder) -> None:
+    """A store holding ``text`` before the server starts (made here: real store, real model)."""
+    store = LanceStore(home / "store", MODEL, 384)
+    Memory(Settings(home=home), store, ReadyEmbedder(embedder), cwd=home.parent).remember(text, scope="global")
 
 
 def test_a_server_started_while_another_process_writes_answers_and_writes_once_the_lock_is_free(
-    tmp_path: Path,
+    tmp_path: Path, embedder: Embedder
 ) -> None:
     from contextlib import ExitStack
 
     from ..adapters.lance.test_integrity import hold_write_lock
 
     home = tmp_path / "home"
-    _remember_in_cli(home, "Use pytest -n auto to run the suite in parallel")
+    _remember(home, "Use pytest -n auto to run the suite in parallel", embedder)
     lock = ExitStack()
     lock.enter_context(hold_write_lock(home / "store"))  # as an 8,000-record import does for ~100 s
 
@@ -292,9 +308,11 @@ def test_a_server_started_while_another_process_writes_answers_and_writes_once_t
     assert out["after"].structured_content["action"] == "inserted"
 
 
-def test_a_store_that_failed_to_open_is_opened_again_by_the_next_call_after_a_repair(tmp_path: Path) -> None:
+def test_a_store_that_failed_to_open_is_opened_again_by_the_next_call_after_a_repair(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     home = tmp_path / "home"
-    _remember_in_cli(home, "Use pytest -n auto to run the suite in parallel")
+    _remember(home, "Use pytest -n auto to run the suite in parallel", embedder)
     (home / "store" / "meta.json").unlink()
 
     async def steps(s: ClientSession, init: Any) -> dict[str, Any]:

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.config import Settings
 from memx_mcp.engine.retrieval.budget import estimate_tokens
 from memx_mcp.memory import Memory
+from memx_mcp.ports import Embedder, ReadyEmbedder
 from memx_mcp.text.language import language
 from memx_mcp.usecases.injection import (
     inject,
@@ -108,12 +111,13 @@ def home(tmp_path: Path) -> Iterator[Path]:
 hook = run_hook
 
 
-def test_the_hooks_print_context_from_the_warm_helper(home: Path, tmp_path: Path) -> None:
+def test_the_hooks_print_context_from_the_warm_helper(
+    home: Path, tmp_path: Path, settings: Settings, store: LanceStore, embedder: Embedder
+) -> None:
+    now = Memory(settings, store, ReadyEmbedder(embedder), cwd=tmp_path)  # the real clock, as `memx remember`
+    assert settings.home == home
     for fact in FACTS:
-        done = subprocess.run(
-            [*script("memx"), "remember", fact], cwd=tmp_path, env=env_for(home), capture_output=True, timeout=120
-        )
-        assert done.returncode == 0
+        now.remember(fact, scope="global")  # where `memx remember` outside any repository puts it
     base = {"session_id": "abc", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path)}
     start = hook(home, {**base, "hook_event_name": "SessionStart", "source": "startup"})
     assert start.returncode == 0 and start.stdout.startswith("memx: what this project has learned (global")

@@ -116,13 +116,20 @@ DRIVER = shutil.which("chromedriver")
 needs_browser = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs chromium and chromedriver")
 
 
-@pytest.fixture
-def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[dict[tuple[int, int], Any]]:
+    """One headless Chromium per window size for the module (each start costs seconds), quit at its end."""
+    drivers: dict[tuple[int, int], Any] = {}
+    yield drivers
+    for driver in drivers.values():
+        driver.quit()
+
+
+def _start(width: int, height: int) -> Any:
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
-    width, height = getattr(request, "param", (1400, 900))
     options = Options()
     options.binary_location = str(CHROMIUM)
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars"):
@@ -136,8 +143,21 @@ def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
     )
     driver.implicitly_wait(10)
+    return driver
+
+
+@pytest.fixture
+def browser(request: pytest.FixtureRequest, chromium: dict[tuple[int, int], Any]) -> Iterator[Any]:
+    """The module's Chromium of this window size, on a blank page with an empty console log: nothing of
+    the test before it (whose server is gone) is left to see. The page keeps no storage of its own."""
+    width, height = getattr(request, "param", (1400, 900))
+    if (width, height) not in chromium:
+        chromium[width, height] = _start(width, height)
+    driver = chromium[width, height]
+    driver.get("about:blank")
+    driver.get_log("browser")  # read, so emptied
     yield driver
-    driver.quit()
+    driver.get("about:blank")
 
 
 def wait_for(driver: Any, condition: Any, timeout: float = 15) -> Any:
