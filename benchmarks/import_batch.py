@@ -214,12 +214,12 @@ def state(memory: Memory) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
     return kept, conflicts
 
 
-def run(lines: list[str], prefill: list[str], one_by_one: bool) -> dict[str, Any]:
-    memory = fresh_memory(scope="project:bench")
+def run(lines: list[str], prefill: list[str], one_by_one: bool, threads: int = 1) -> dict[str, Any]:
+    memory = fresh_memory(scope="project:bench", embed_threads=threads)
     memory.import_records(prefill)
     before = Counter(c[2] for c in state(memory)[1])
     embedding = [0.0]
-    embed = memory.embed_texts
+    embed = memory.deps.embed_texts
 
     def timed(texts: Any) -> Any:  # how much of the import is the model's own time
         start = time.perf_counter()
@@ -228,7 +228,7 @@ def run(lines: list[str], prefill: list[str], one_by_one: bool) -> dict[str, Any
         finally:
             embedding[0] += time.perf_counter() - start
 
-    memory.embed_texts = timed  # type: ignore[method-assign]
+    memory.deps.embed_texts = timed  # type: ignore[method-assign]  # the use cases embed through Deps
     load = os.getloadavg()[0]
     cpu, start = time.process_time(), time.perf_counter()
     result = memory.import_records(lines, one_by_one=one_by_one)
@@ -266,13 +266,14 @@ def main() -> None:
     parser.add_argument("--prefill", type=int, default=500)
     parser.add_argument("--one-by-one", type=int, default=None, help="records imported one by one (default all)")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--embed-threads", type=int, default=1, help="ONNX threads of the model (MEMX_EMBED_THREADS)")
     args = parser.parse_args()
     prefill, lines = build(args.records, args.prefill, args.seed)
     compared = args.records if args.one_by_one is None else args.one_by_one
     print(f"{len(lines)} records ({len(set(lines))} distinct lines), store pre-filled with {len(prefill)} bullets")
     print("| path | records | wall s | of it embedding s | CPU s | records/s | inserted | merged | conflicts | load |")
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
-    runs = {"batched": show("batched", run(lines, prefill, False))}
+    runs = {"batched": show("batched", run(lines, prefill, False, args.embed_threads))}
     if compared:
         runs["one by one"] = show("one by one", run(lines[:compared], prefill, True))
         if compared < len(lines):

@@ -450,6 +450,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _guarded(args, lambda: loaded[0] if loaded else None, body)
 
 
+BULK_COMMANDS = ("import", "reindex")  # whole files of texts to embed
+BULK_THREADS = 4
+
+
 def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) -> int:
     if args.command == "sanitize":
         return _sanitize(args, settings)
@@ -482,6 +486,9 @@ def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) 
     needs_model = needs_model or args.command in ("import",) or getattr(args, "keep", None) == "merge"
     if getattr(args, "dry_run", False) and not (settings.home / "store").exists():
         return _dry_run(args, settings)
+    if args.command in BULK_COMMANDS and "MEMX_EMBED_THREADS" not in os.environ:
+        # a one-shot batch on the user's own laptop: the model may use the cores the server leaves to others
+        settings = settings.replace(embed_threads=min(BULK_THREADS, os.cpu_count() or 1))
     memory = open_memory(settings, cwd=Path.cwd(), allow_model_change=args.command == "reindex", preload=needs_model)
     return _run(args, memory)
 
