@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Concatenate, Generic, ParamSpec, TypeVar
 
 from .config import Settings
-from .domain.models import KnowledgeType, RecallResult, RememberResult, Section
+from .domain.models import RecallResult
 from .domain.scopes import Scope
 from .engine.reflector import PrivacySanitizer
 from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
@@ -21,7 +21,6 @@ from .usecases import recall as recalling
 from .usecases import reflect as reflecting
 from .usecases.deps import Deps, Workspace, utcnow
 from .usecases.recalls import RecallRecorder
-from .usecases.writes import Checked, Draft, WriteHow
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -126,37 +125,9 @@ class Memory:
 
     # -- remember, recall, forget -----------------------------------------------------------------------
 
-    def remember(
-        self,
-        text: str,
-        *,
-        scope: str | None = None,
-        tags: Sequence[str] = (),
-        source: str = "manual",
-        confidence: float = 1.0,
-        origin: str = "",
-        section: Section | None = None,
-        knowledge_type: KnowledgeType | None = None,
-    ) -> RememberResult:
-        return writing.remember(
-            self.deps,
-            text,
-            scope=scope,
-            tags=tags,
-            source=source,
-            confidence=confidence,
-            origin=origin,
-            section=section,
-            knowledge_type=knowledge_type,
-        )
-
-    def check(self, draft: Draft, scope: Scope | None = None) -> Checked:
-        return writing.checked(self.deps, draft, scope)
-
-    def write(
-        self, checked: Sequence[Checked], *, how: WriteHow = "curate", then: Callable[[], None] | None = None
-    ) -> list[RememberResult | None]:
-        return writing.write(self.deps, checked, how=how, then=then)
+    remember = UseCase(writing.remember)
+    check = UseCase(writing.checked)
+    write = UseCase(writing.write)
 
     def recall(
         self,
