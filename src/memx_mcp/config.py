@@ -56,7 +56,7 @@ class Settings:
             "(a multilingual model always does)"
         },
     )
-    embed_threads: int = field(default=1, metadata={"doc": "ONNX threads for embedding"})
+    embed_threads: int = field(default=1, metadata={"doc": "cores the model may use (MiniLM: one session per core)"})
     reflector_mode: str = field(default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm"})
     hook_reflector_mode: str = field(
         default="rules", metadata={"doc": "Reflector mode of the Claude Code session-end hook (fast by default)"}

@@ -81,3 +81,24 @@ def test_several_processes_can_prepare_the_model_cache_at_once(tmp_path: Path) -
     assert len(set(folders)) == 1
     names = {p.name for p in Path(folders[0]).iterdir()}
     assert "model.onnx" in names and not any(n.endswith(".tmp") for n in names)
+
+
+def test_a_call_shared_between_two_sessions_gives_the_vectors_of_one(
+    embedder: FastEmbedEmbedder, model_dir: Path
+) -> None:
+    texts = [
+        f"The {name} service needs {n} workers in {env}"
+        for n in range(12)
+        for name, env in (
+            ("billing", "staging"),
+            ("search indexer", "production"),
+            ("auth", "CI"),
+            ("pdf renderer", "the laptops"),
+            ("geocoder rate limiter with a long name", "the preview environments"),
+            ("ledger", "production"),
+        )
+    ]
+    two = FastEmbedEmbedder("sentence-transformers/all-MiniLM-L6-v2", model_dir, 384, threads=2)
+    assert len(texts) >= 64  # large enough to be shared
+    assert two.embed(texts) == embedder.embed(texts)
+    assert two.embed(texts[:3]) == embedder.embed(texts[:3])  # a small call runs on one session

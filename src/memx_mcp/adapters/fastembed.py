@@ -10,8 +10,10 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..domain.errors import EmbedderUnavailable
 from ..files import atomic_write
@@ -68,8 +70,20 @@ def prepare_shipped_model(cache: Path, source: Path | None = None) -> Path:
     return folder
 
 
+_SPLIT = 64  # texts in one call from which a call is shared between the sessions
+
+
 class FastEmbedEmbedder:
-    """A fastembed ``TextEmbedding`` over a local folder: never downloads."""
+    """A fastembed ``TextEmbedding`` over a local folder: never downloads.
+
+    ``threads`` > 1 (``memx import`` and ``reindex``) loads that many single-threaded sessions and shares each
+    large call between them, rather than one session with that many threads: onnxruntime's threads meet at
+    every operator of every model run, and beside a busy thread (an import curating one batch while the next
+    is embedded) they wait for each other. 10,000 imported records, two cores: one session with two threads
+    95.2 s (91.8 s with its workers not spinning), two single-threaded sessions 83.5 s
+    (``python benchmarks/import_batch.py --one-by-one 0 --embed-threads 2``). A text's vector does not
+    depend on the texts it is embedded with, so the vectors are the same to the last bit
+    (``tests/adapters/test_fastembed.py``)."""
 
     def __init__(self, name: str, model_dir: Path, dim: int, threads: int = 1, batch_size: int = 32) -> None:
         from fastembed import TextEmbedding
@@ -79,11 +93,13 @@ class FastEmbedEmbedder:
         self._batch_size = batch_size
         try:
             # No memory arena: it keeps the largest batch's activations resident (benchmarks/model_memory.py)
-            self._model = TextEmbedding(
-                name, specific_model_path=str(model_dir), threads=threads, enable_cpu_mem_arena=False
-            )
+            self._models = [
+                TextEmbedding(name, specific_model_path=str(model_dir), threads=1, enable_cpu_mem_arena=False)
+                for _ in range(max(1, threads))
+            ]
         except Exception as exc:
             raise EmbedderUnavailable(f"cannot load {name} from {model_dir}: {exc}") from exc
+        self._pool = ThreadPoolExecutor(len(self._models) - 1, "memx-embed-session") if threads > 1 else None
         probe = self.embed(["probe"])[0]
         if len(probe) != dim:
             raise EmbedderUnavailable(f"{name} gives {len(probe)}-d vectors; the settings say {dim}")
@@ -100,13 +116,28 @@ class FastEmbedEmbedder:
         # Shortest first: each model batch is padded to its longest text, and texts of like length together
         # embed a mixed import in ~0.55x the time (the vectors are the same to the last bit).
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        found = self._model.embed([texts[i] for i in order], batch_size=self._batch_size)
+        pool = self._pool if len(texts) >= _SPLIT else None
+        sessions = len(self._models) if pool is not None else 1
+        shares = [order[k::sessions] for k in range(sessions)]  # each share still shortest first
+        others = (
+            []
+            if pool is None
+            else [
+                pool.submit(self._run, model, [texts[i] for i in share])
+                for model, share in zip(self._models[1:], shares[1:], strict=True)
+            ]
+        )
+        found = [self._run(self._models[0], [texts[i] for i in shares[0]]), *(f.result() for f in others)]
         vectors: list[tuple[float, ...]] = [()] * len(texts)
-        for i, v in zip(order, found, strict=True):
-            vectors[i] = tuple(float(x) for x in v)
+        for share, share_vectors in zip(shares, found, strict=True):
+            for i, v in zip(share, share_vectors, strict=True):
+                vectors[i] = v
         if len(texts) > self._batch_size:  # a batch's activations were freed: hand the heap back (< 1 ms)
             trim_heap()
         return vectors
+
+    def _run(self, model: Any, texts: list[str]) -> list[tuple[float, ...]]:
+        return [tuple(float(x) for x in v) for v in model.embed(texts, batch_size=self._batch_size)]
 
 
 class LazyEmbedder:

@@ -363,7 +363,7 @@ def import_records(
     fresh: list[Checked] = []
     how: WriteHow = "curate_each" if one_by_one else "curate"
     number = 0
-    ahead: _Batch | None = None  # embedding on the model's thread while this thread reads the next batch
+    ahead: _Batch | None = None  # embedded on the model's thread while this thread curates the one before
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -378,20 +378,31 @@ def import_records(
         except InvalidInputError as exc:
             result.errors.append(f"line {number}: {exc}")
         if len(restored) + len(fresh) >= batch:
-            if ahead is not None:
-                ahead.write(deps, result, how)
-                if progress:
-                    progress(ahead.lines, total)
-            ahead = _Batch.embedding(deps, restored, fresh, number)
+            ahead = _next(deps, ahead, _Batch.embedding(deps, restored, fresh, number), result, how, progress, total)
             restored, fresh = [], []
+    last = _next(deps, ahead, _Batch.embedding(deps, restored, fresh, number), result, how, progress, total)
+    last.write(deps, result, how)
+    if progress:
+        progress(number, total or number)
+    return result
+
+
+def _next(
+    deps: Deps,
+    ahead: _Batch | None,
+    following: _Batch,
+    result: ImportResult,
+    how: WriteHow,
+    progress: Progress | None,
+    total: int,
+) -> _Batch:
+    """Write the batch ahead while the model embeds the one that follows it (already handed over, so the
+    model never waits for the Curator); the following batch is the next one ahead."""
     if ahead is not None:
         ahead.write(deps, result, how)
         if progress:
             progress(ahead.lines, total)
-    _Batch.embedding(deps, restored, fresh, number).write(deps, result, how)
-    if progress:
-        progress(number, total or number)
-    return result
+    return following
 
 
 @dataclass
