@@ -10,7 +10,7 @@ p50/p95 of `recall` through a real `memx-mcp` process over stdio (JSON-RPC writt
 does) on the same store, and that server's peak RSS (VmHWM: its own high-water mark, the figure a user
 sees; the benchmark process itself also holds the 100k bullets it built).
 
-    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200] [--apart SECONDS]
+    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200] [--apart SECONDS] [--model minilm|e5]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from harness import INITIALIZE, SERVER, fresh_memory, receive, send
+from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
 
@@ -67,13 +68,17 @@ def percentiles(values: list[float]) -> str:
     return f"p50 {statistics.median(values) * 1000:.1f} ms, p95 {values[int(0.95 * (len(values) - 1))] * 1000:.1f} ms"
 
 
-def build(size: int, apart: float = 0.0) -> tuple[Memory, list[str]]:
+MODELS = {"minilm": MINILM, "e5": E5_SMALL}
+
+
+def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory, list[str]]:
     """``apart``: seconds between two bullets' creation times (0: all created at once, as by an import; more:
     written one after another, so that each has neighbours in time that recall reads as its context)."""
-    memory = fresh_memory(defer_reinforcement=True)  # as the MCP server runs it
+    memory = fresh_memory(defer_reinforcement=True, model_name=MODELS[model])  # as the MCP server runs it
     embedder = memory.deps.embedder.get(60)
+    assert embedder is not None, memory.deps.embedder.note
     pool_texts = texts(min(size, 2000), seed=1)
-    pool = np.asarray(embedder.embed(pool_texts), dtype=np.float32)
+    pool = np.asarray(embedder.embed_passages(pool_texts), dtype=np.float32)
     rng = np.random.default_rng(0)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     all_texts = texts(size, seed=2)
@@ -105,9 +110,9 @@ def build(size: int, apart: float = 0.0) -> tuple[Memory, list[str]]:
     return memory, all_texts
 
 
-def served(home: Path, queries: list[str], rng: random.Random) -> tuple[list[float], float]:
+def served(home: Path, queries: list[str], rng: random.Random, model: str) -> tuple[list[float], float]:
     """``recall`` through a spawned ``memx-mcp`` over stdio; the server's peak RSS in MB at the end."""
-    env = {**os.environ, "MEMX_HOME": str(home)}
+    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_MODEL_NAME": model}
     proc = subprocess.Popen(
         SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=home
     )
@@ -140,11 +145,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--apart", type=float, default=0.0, help="seconds between bullets' creation times")
+    parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
     args = parser.parse_args()
     rng = random.Random(3)
     for size in (int(s) for s in args.sizes.split(",")):
         start = time.perf_counter()
-        memory, _ = build(size, args.apart)
+        memory, _ = build(size, args.apart, args.model)
         built = time.perf_counter() - start
         queries = [
             f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?"
@@ -163,9 +169,9 @@ def main() -> None:
             remember.append(time.perf_counter() - t)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         memory.flush()
-        stdio, server_rss = served(memory.settings.home, queries, rng)
+        stdio, server_rss = served(memory.settings.home, queries, rng, memory.settings.model_name)
         print(
-            f"{size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
+            f"{memory.settings.model_name}, {size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
             f"remember {percentiles(remember)}; over stdio: recall {percentiles(stdio)}, "
             f"server peak RSS {server_rss:.0f} MB (benchmark process {rss:.0f} MB)",
             flush=True,
