@@ -80,10 +80,10 @@ class FastEmbedEmbedder:
     large call between them, rather than one session with that many threads: onnxruntime's threads meet at
     every operator of every model run, and beside a busy thread (an import curating one batch while the next
     is embedded) they wait for each other. 10,000 imported records, two cores: one session with two threads
-    95.2 s (91.8 s with its workers not spinning), two single-threaded sessions 83.5 s
-    (``python benchmarks/import_batch.py --one-by-one 0 --embed-threads 2``). A text's vector does not
-    depend on the texts it is embedded with, so the vectors are the same to the last bit
-    (``tests/adapters/test_fastembed.py``)."""
+    104.6 s (91.8 s with its workers not spinning), two single-threaded sessions 83.1 s
+    (``python benchmarks/import_batch.py --one-by-one 0 --embed-threads 2``; benchmarks/RESULTS.md). A
+    text's vector does not depend on the texts it is embedded with, so the vectors are the same to the last
+    bit (``tests/adapters/test_fastembed.py``)."""
 
     def __init__(self, name: str, model_dir: Path, dim: int, threads: int = 1, batch_size: int = 32) -> None:
         from fastembed import TextEmbedding
