@@ -27,7 +27,7 @@ def main() -> None:
     reader, _ = speed.build(args.size)
     home = reader.settings.home
     writer = open_memory(Settings(home=home), cwd=home)
-    writer.embedder.get(120.0)
+    writer.deps.embedder.get(120.0)
     rng = random.Random(5)
     log = home / "store" / "generation.log"
     facts = speed.texts(3 * args.rounds, seed=99)

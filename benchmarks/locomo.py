@@ -139,7 +139,7 @@ def open_memory_for(protocol: str, keep: Path | None, model: str = "minilm") -> 
     if not (home / "models").exists():
         (home / "models").symlink_to(_model_cache())
     memory = open_memory(Settings(home=home, **settings), cwd=home)
-    memory.embedder.get(120.0)
+    memory.deps.embedder.get(120.0)
     return memory, filled
 
 

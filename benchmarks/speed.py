@@ -31,6 +31,7 @@ from harness import INITIALIZE, SERVER, fresh_memory, receive, send
 from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
+from memx_mcp.ports import Embedder
 
 TOOLS = "pytest docker redis npm git nginx postgres kafka celery django react vite cargo terraform kubectl uv".split()
 VERBS = "run set use avoid enable disable pin raise lower restart clear rebuild".split()
@@ -71,22 +72,19 @@ def percentiles(values: list[float]) -> str:
 MODELS = {"minilm": MINILM, "e5": E5_SMALL}
 
 
-def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory, list[str]]:
-    """``apart``: seconds between two bullets' creation times (0: all created at once, as by an import; more:
-    written one after another, so that each has neighbours in time that recall reads as its context)."""
-    memory = fresh_memory(defer_reinforcement=True, model_name=MODELS[model])  # as the MCP server runs it
-    embedder = memory.deps.embedder.get(60)
-    assert embedder is not None, memory.deps.embedder.note
-    pool_texts = texts(min(size, 2000), seed=1)
-    pool = np.asarray(embedder.embed_passages(pool_texts), dtype=np.float32)
+def bullets(embedder: Embedder, size: int, apart: float = 0.0) -> list[Bullet]:
+    """``size`` bullets in five project scopes: 2,000 texts embedded for real, the others a vector of one of
+    those plus small noise. ``apart``: seconds between two bullets' creation times (0: all created at once,
+    as by an import; more: written one after another, so that each has neighbours in time that recall reads
+    as its context)."""
+    pool = np.asarray(embedder.embed_passages(texts(min(size, 2000), seed=1)), dtype=np.float32)
     rng = np.random.default_rng(0)
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    all_texts = texts(size, seed=2)
-    batch = []
-    for i, text in enumerate(all_texts):
+    out = []
+    for i, text in enumerate(texts(size, seed=2)):
         v = pool[i % len(pool)] + rng.normal(scale=0.02, size=pool.shape[1]).astype(np.float32)
         v /= np.linalg.norm(v)
-        batch.append(
+        out.append(
             Bullet(
                 f"b_{i:07d}",
                 text,
@@ -102,12 +100,19 @@ def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory,
                 vector=tuple(v.tolist()),
             )
         )
-        if len(batch) == 5000:
-            memory.store.add(batch)
-            batch = []
-    memory.store.add(batch)
+    return out
+
+
+def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory, list[str]]:
+    """A fresh store of ``bullets(size, apart)`` made with ``model``, and their texts."""
+    memory = fresh_memory(defer_reinforcement=True, model_name=MODELS[model])  # as the MCP server runs it
+    embedder = memory.deps.embedder.get(60)
+    assert embedder is not None, memory.deps.embedder.note
+    made = bullets(embedder, size, apart)
+    for start in range(0, len(made), 5000):
+        memory.store.add(made[start : start + 5000])
     memory.store.optimize()
-    return memory, all_texts
+    return memory, [b.content for b in made]
 
 
 def served(home: Path, queries: list[str], rng: random.Random, model: str) -> tuple[list[float], float]:

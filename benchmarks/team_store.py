@@ -21,52 +21,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
-
-import numpy as np
 
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.adapters.lance.routed import RoutedStore
 from memx_mcp.compose import open_memory, open_store
 from memx_mcp.config import Settings
-from memx_mcp.domain.models import Bullet, KnowledgeType, Section
+from memx_mcp.domain.models import Bullet
 from memx_mcp.memory import Memory
-from speed import THINGS, TOOLS, VERBS, texts
+from speed import THINGS, TOOLS, VERBS, bullets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.s3_server import ACCESS_KEY, REGION, SECRET_KEY, S3Server
 
 SCOPES = [f"project:p{i}" for i in range(5)]
-
-
-def bullets(memory: Memory, size: int) -> list[Bullet]:
-    embedder = memory.embedder.get(60)
-    assert embedder is not None
-    pool = np.asarray(embedder.embed_passages(texts(min(size, 2000), seed=1)), dtype=np.float32)
-    rng = np.random.default_rng(0)
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    out = []
-    for i, text in enumerate(texts(size, seed=2)):
-        v = pool[i % len(pool)] + rng.normal(scale=0.02, size=pool.shape[1]).astype(np.float32)
-        v /= np.linalg.norm(v)
-        out.append(
-            Bullet(
-                f"b_{i:07d}",
-                text,
-                Section.GENERAL,
-                KnowledgeType.KNOWLEDGE,
-                50,
-                1,
-                "import",
-                SCOPES[i % 5],
-                now,
-                now,
-                tools=(text.split()[1],),
-                vector=tuple(v.tolist()),
-            )
-        )
-    return out
 
 
 def fill(store: LanceStore, all_bullets: list[Bullet]) -> None:
@@ -126,7 +94,9 @@ def main() -> None:
         local = open_memory(local_settings, cwd=work, defer_reinforcement=True)
         member = open_memory(team_settings, cwd=work, defer_reinforcement=True)
         assert isinstance(member.store, RoutedStore) and member.store.team is not None
-        made = bullets(local, args.size)
+        embedder = local.deps.embedder.get(60)
+        assert embedder is not None
+        made = bullets(embedder, args.size)
         start = time.perf_counter()
         fill(local.store.personal if isinstance(local.store, RoutedStore) else local.store, made)
         local_fill = time.perf_counter() - start

@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     args = parser.parse_args()
     threadpool_limits(limits=1, user_api="blas")
-    embedder = fresh_memory().embedder.get(120)
+    embedder = fresh_memory().deps.embedder.get(120)
     assert embedder is not None
     pool = np.asarray(embedder.embed(texts(2000, seed=1)), dtype=np.float32)
     rng = random.Random(3)
