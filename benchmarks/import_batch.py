@@ -12,6 +12,7 @@ kind, evidence, similarity).
     python benchmarks/import_batch.py                      # 10,000 records, both ways on all of them
     python benchmarks/import_batch.py --records 2000 --one-by-one 2000
     python benchmarks/import_batch.py --one-by-one 0       # batched only
+    python benchmarks/import_batch.py --write /tmp/imp     # the files, for `memx import`: imp.prefill.jsonl, imp.jsonl
 """
 
 from __future__ import annotations
@@ -266,9 +267,15 @@ def main() -> None:
     parser.add_argument("--prefill", type=int, default=500)
     parser.add_argument("--one-by-one", type=int, default=None, help="records imported one by one (default all)")
     parser.add_argument("--seed", type=int, default=21)
-    parser.add_argument("--embed-threads", type=int, default=1, help="ONNX threads of the model (MEMX_EMBED_THREADS)")
+    parser.add_argument("--embed-threads", type=int, default=1, help="the model's cores (MEMX_EMBED_THREADS)")
+    parser.add_argument("--write", help="write PREFIX.prefill.jsonl and PREFIX.jsonl and stop")
     args = parser.parse_args()
     prefill, lines = build(args.records, args.prefill, args.seed)
+    if args.write:
+        for path, rows in ((f"{args.write}.prefill.jsonl", prefill), (f"{args.write}.jsonl", lines)):
+            with open(path, "w", encoding="utf-8") as f:
+                f.writelines(line + "\n" for line in rows)
+        return
     compared = args.records if args.one_by_one is None else args.one_by_one
     print(f"{len(lines)} records ({len(set(lines))} distinct lines), store pre-filled with {len(prefill)} bullets")
     print("| path | records | wall s | of it embedding s | CPU s | records/s | inserted | merged | conflicts | load |")
