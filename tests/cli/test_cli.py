@@ -232,7 +232,9 @@ def test_two_processes_importing_the_same_records_store_each_once(tmp_path: Path
         subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_for(home))
         for _ in range(2)
     ]
-    answers = [json.loads(p.communicate(timeout=600)[0]) for p in runs]
+    done = [(p.communicate(timeout=600), p.returncode) for p in runs]
+    assert all(code == 0 for _, code in done), [err for (_, err), _ in done]
+    answers = [json.loads(out) for (out, _), _ in done]
     assert all(a["errors"] == [] and a["inserted"] + a["merged"] == 60 for a in answers)
     # Whichever held the lock first stored its bullets; the other found every one of them already there.
     first, second = sorted(answers, key=lambda a: -a["inserted"])

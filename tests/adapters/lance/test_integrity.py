@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder
-from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.adapters.lance.lance import SCHEMA_VERSION, LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.domain.errors import DiskFullError, StoreBusyError
 from memx_mcp.files import atomic_write
@@ -86,6 +87,53 @@ def test_a_store_opens_and_reads_without_the_lock_and_builds_missing_indexes_onc
     assert reader.count() == 2
     reopened = LanceStore(root, MODEL, 4)
     assert ("scope",) in {tuple(ix.columns) for ix in reopened._bullets.list_indices()}
+
+
+HALF_MADE = """import json, sys
+from pathlib import Path
+from memx_mcp.adapters.lance.lock import file_lock
+root = Path(sys.argv[1])
+root.mkdir(parents=True)
+with file_lock(root / "write.lock"):
+    meta = {"schema_version": int(sys.argv[2]), "model": sys.argv[3], "dim": 4, "bullets_table": "bullets"}
+    (root / "meta.json").write_text(json.dumps(meta))
+    (root / "lance" / "bullets.lance").mkdir(parents=True)  # a table begun, its manifest not yet written
+    print("half", flush=True)
+    sys.stdin.readline()
+    (root / "lance" / "bullets.lance").rmdir()
+"""
+
+
+def test_a_store_another_process_is_creating_is_waited_for_not_reported_damaged(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    creator = subprocess.Popen(
+        [sys.executable, "-c", HALF_MADE, str(root), str(SCHEMA_VERSION), MODEL],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert creator.stdout is not None and creator.stdout.readline().strip() == "half"
+    opened: list[LanceStore | BaseException] = []
+
+    def open_store() -> None:
+        try:
+            opened.append(LanceStore(root, MODEL, 4, lock_wait=30))
+        except BaseException as exc:  # the test reads it
+            opened.append(exc)
+
+    opener = threading.Thread(target=open_store)
+    opener.start()
+    opener.join(1.0)
+    assert opened == []  # waiting for the creator's lock, not refusing a store that is half made
+    assert creator.stdin is not None
+    creator.stdin.write("\n")
+    creator.stdin.close()
+    creator.wait(30)
+    opener.join(60)
+    store = opened[0]
+    assert isinstance(store, LanceStore), store
+    store.add([bullet(1, "redis pool size advice")])
+    assert store.count() == 1
 
 
 def _files_holding(root: Path, needle: bytes) -> list[str]:

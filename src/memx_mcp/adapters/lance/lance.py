@@ -87,10 +87,14 @@ class LanceStore(ReflectionLog, ConflictTable):
         self._fulltext = FullTextReader(str(root / "lance"), session)
         self._vectors = VectorIndex(root / "generation")
         self._columns = bullet_schema(dim).names
-        meta = self._read_meta()
-        created = meta is None or not self._tables_exist(str(meta["bullets_table"]))
-        if created:
-            meta = self._create(meta)
+        try:
+            meta = self._read_meta()
+            ready = meta is not None and self._tables_exist(str(meta["bullets_table"]))
+        except StoreDamagedError:
+            ready = False  # or another process is creating the store right now: looked at again under its lock
+        created = False
+        if not ready:
+            meta, created = self._create()
         assert meta is not None
         if not allow_model_change:
             self._check_model(meta)
@@ -138,11 +142,13 @@ class LanceStore(ReflectionLog, ConflictTable):
             raise StoreDamagedError(found.message(self.root))
         return False
 
-    def _create(self, meta: dict[str, Any] | None) -> dict[str, Any]:
-        """A first use: meta, both tables and their indexes, under the lock (another process may be
-        creating the same store: whoever comes second finds it done)."""
+    def _create(self) -> tuple[dict[str, Any], bool]:
+        """A first use: meta and both tables, under the lock, and whether this process made them. Another
+        process may be creating the same store (its meta written, a table folder not yet holding its
+        manifest): whoever comes second waits for the lock and finds it done. Only what is still wrong
+        under the lock is damage."""
         with self.write_lock():
-            meta = self._read_meta() or meta
+            meta = self._read_meta()
             if meta is None:
                 meta = {
                     "schema_version": SCHEMA_VERSION,
@@ -153,10 +159,11 @@ class LanceStore(ReflectionLog, ConflictTable):
                 }
                 self._write_meta(meta)
             name = str(meta["bullets_table"])
-            if not self._tables_exist(name):
-                for table, schema in ((name, bullet_schema(int(meta["dim"]))), (CONFLICTS, conflict_schema())):
-                    self._db.create_table(table, schema=schema, exist_ok=True)
-            return meta
+            if self._tables_exist(name):
+                return meta, False
+            for table, schema in ((name, bullet_schema(int(meta["dim"]))), (CONFLICTS, conflict_schema())):
+                self._db.create_table(table, schema=schema, exist_ok=True)
+            return meta, True
 
     def _open(self, name: str) -> Any:
         try:
