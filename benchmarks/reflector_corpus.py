@@ -1,4 +1,5 @@
-"""The Reflector in rules mode on the labelled multi-project corpus (benchmarks/data/reflector_corpus).
+"""The Reflector on the labelled multi-project corpus (benchmarks/data/reflector_corpus): rules mode, or
+hybrid mode with a model's recorded answers (``--llm-record`` / ``--llm-answers``, see llm_replay.py).
 
 Every session of one split (all groups: ``cc``, ``fmt``) is reflected as ``memx reflect`` would (the
 sanitizer learns the session first). A bullet catches a labelled lesson when it contains every one of the
@@ -12,6 +13,8 @@ keep|noise|false, why); bullets without a judgement are listed and written to a 
     python benchmarks/reflector_corpus.py --split heldout2 --bullets heldout2/bullets.jsonl   # measured once
     python benchmarks/reflector_corpus.py --split all-seen      # every set measured and read so far: tuning data
     python benchmarks/reflector_corpus.py --split heldout3 --bullets heldout3/bullets.jsonl   # measured once
+    python benchmarks/reflector_corpus.py --split heldout3 --llm-record /tmp/prompts.jsonl    # hybrid, pass 1
+    python benchmarks/reflector_corpus.py --split heldout3 --llm-answers heldout3/llm_answers.jsonl  # pass 2
 
 Printed: per session and in total, bullets, lessons, lessons caught, precision (keep / bullets), the share
 of bullets stating something false, and per format. Which figures are on tuned data is said in
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.engine.reflector.pipeline import Reflector
 from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
 from memx_mcp.engine.reflector.transcript import parse_transcript
@@ -72,6 +76,9 @@ class SessionResult:
     seconds: float = 0.0
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    fallbacks: int = 0
+    rejected: int = 0
 
 
 def catches(bullet: str, lesson: dict[str, Any]) -> bool:
@@ -91,16 +98,29 @@ SPLITS = {
 TUNED_ON = {"tune", "heldout", "heldout2", "all-tune", "all-seen"}
 
 
-def run(corpus: Path, split: str, judgements_path: Path | None = None) -> list[SessionResult]:
-    """Every session of ``split`` (one folder, or the folders an alias such as ``all-tune`` names)."""
+def run(
+    corpus: Path, split: str, judgements_path: Path | None = None, llm_url: str = "", mode: str = "rules"
+) -> list[SessionResult]:
+    """Every session of ``split`` (one folder, or the folders an alias such as ``all-tune`` names); with
+    ``llm_url``, in ``mode`` against that Messages API: hybrid (the LLM writes the bullets of each episode
+    the rules found) or llm (the LLM reads the excerpt around every user message and tool result)."""
     results: list[SessionResult] = []
     for folder in SPLITS.get(split, (split,)):
         own = judgements_path if judgements_path is not None else corpus / folder / "judgements.jsonl"
-        results.extend(_run_folder(corpus, folder, own))
+        results.extend(_run_folder(corpus, folder, own, llm_url, mode))
     return results
 
 
-def _run_folder(corpus: Path, split: str, judgements_path: Path) -> list[SessionResult]:
+def _reflector(sanitizer: PrivacySanitizer, llm_url: str, mode: str) -> Reflector:
+    if not llm_url:
+        return Reflector(sanitizer, "rules")
+    refiner = AnthropicRefiner("replay", "replay", llm_url, timeout=60)
+    return Reflector(sanitizer, mode, refiner, writes=mode == "hybrid")
+
+
+def _run_folder(
+    corpus: Path, split: str, judgements_path: Path, llm_url: str = "", mode: str = "rules"
+) -> list[SessionResult]:
     base = corpus / split
     if not base.is_dir():
         raise SystemExit(f"no split folder {base}")
@@ -121,13 +141,15 @@ def _run_folder(corpus: Path, split: str, judgements_path: Path) -> list[Session
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
                 transcript = parse_transcript(text)
-                report = Reflector(sanitizer.learning(transcript.text), "rules").reflect(transcript)
+                report = _reflector(sanitizer.learning(transcript.text), llm_url, mode).reflect(transcript)
             except Exception as exc:  # one unreadable session is reported, the others still count
                 r.error = f"{type(exc).__name__}: {exc}"
                 results.append(r)
                 continue
             r.seconds = time.process_time() - start
             r.notes = list(report.notes)
+            r.llm_calls, r.fallbacks = report.llm_calls, report.fallbacks
+            r.rejected = sum(1 for d in report.dropped if d.reason.startswith("LLM bullet rejected"))
             r.bullets = [b.content for b in report.bullets]
             r.caught = [lesson["lesson"] for lesson in r.lessons if any(catches(b, lesson) for b in r.bullets)]
             for b in r.bullets:
@@ -144,8 +166,8 @@ def _ratio(a: int, b: int) -> str:
     return f"{a}/{b} = {a / b:.3f}" if b else f"{a}/0"
 
 
-def report(results: list[SessionResult], split: str) -> None:
-    print(f"## Reflector, rules mode, on the {split} split ({'TUNED ON' if split in TUNED_ON else 'held out'})")
+def report(results: list[SessionResult], split: str, mode: str = "rules") -> None:
+    print(f"## Reflector, {mode} mode, on the {split} split ({'TUNED ON' if split in TUNED_ON else 'held out'})")
     print("| group | session | format | bullets | keep | noise | false | unjudged | lessons | caught | CPU s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
@@ -182,9 +204,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bullets", type=Path, help="write every bullet printed (session, bullet) to this JSONL file")
     ap.add_argument("--unjudged", type=Path, help="where to write unjudged bullets (default: <split>/unjudged.jsonl)")
     ap.add_argument("--missed", action="store_true", help="also list the lessons no bullet caught")
+    llm = ap.add_mutually_exclusive_group()
+    llm.add_argument("--llm-record", type=Path, help="LLM modes, pass 1: write the prompts memx sends here")
+    llm.add_argument("--llm-answers", type=Path, help="LLM modes, pass 2: answer them from this file")
+    ap.add_argument("--llm-mode", choices=("hybrid", "llm"), default="hybrid", help="with --llm-*: which mode")
     args = ap.parse_args(argv)
-    results = run(args.corpus, args.split, args.judgements)
-    report(results, args.split)
+    if args.llm_record or args.llm_answers:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from llm_replay import Replay
+
+        if args.llm_record:
+            args.llm_record.unlink(missing_ok=True)
+        with Replay(record=args.llm_record, answers=args.llm_answers) as api:
+            results = run(args.corpus, args.split, args.judgements, api.url, args.llm_mode)
+        report(results, args.split, args.llm_mode)
+        calls = sum(r.llm_calls for r in results)
+        print(
+            f"\nLLM: {calls} calls, {len(api.seen)} distinct prompts, {api.unknown} without an answer, "
+            f"{sum(r.fallbacks for r in results)} fallbacks to rules, "
+            f"{sum(r.rejected for r in results)} written bullets rejected by memx's checks"
+        )
+    else:
+        results = run(args.corpus, args.split, args.judgements)
+        report(results, args.split)
     if args.bullets:
         rows = [{"session": r.session, "hash": bullet_hash(b), "bullet": b} for r in results for b in r.bullets]
         args.bullets.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
