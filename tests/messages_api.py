@@ -1,7 +1,7 @@
 """A real HTTP server on loopback that speaks the Anthropic Messages API, for the Reflector's LLM paths.
 
 ``behaviour`` picks the answer: "keep" (valid JSON keeping every candidate), "drop" (valid JSON dropping
-all), "extract" (one bullet per event), "write" (the bullets given in ``written``, as if the LLM wrote them
+all), "extract" (one bullet per event: the first of ``written``, or a default), "write" (the bullets given in ``written``, as if the LLM wrote them
 from the episode), "malformed" (not JSON), "error" (HTTP 500), "slow" (answers after
 the client's timeout). Every request body is recorded so tests can check what was sent."""
 
@@ -67,7 +67,7 @@ class MessagesAPI:
                             "index": 0,
                             "keep": True,
                             "score": 72,
-                            "bullet": "Loopback rule: run `mix format` before committing.",
+                            "bullet": (self.written or ["Loopback rule: run `mix format` before committing."])[0],
                             "section": "WORKFLOW",
                             "knowledge_type": "METHOD",
                         }

@@ -141,3 +141,28 @@ def test_a_config_change_that_reads_the_same_once_masked_is_dropped() -> None:
     t = parse_transcript(session(("tool", ("Edit", change, "ok", False))))
     report = reflector("rules").reflect(t)
     assert report.bullets == [] and any("read the same once masked" in d.reason for d in report.dropped)
+
+
+GROUNDED = "When `node assets/build.js` fails with `Could not resolve`, run `cd assets && node build.js` instead."
+
+
+def test_llm_mode_keeps_a_bullet_that_stands_on_the_excerpt_and_asks_in_the_answers_own_terms() -> None:
+    with MessagesAPI("extract", written=[GROUNDED]).running() as api:
+        report = reflector("llm", api).reflect(parse_transcript(EPISODE))
+    assert report.bullets and {b.content for b in report.bullets} == {GROUNDED}
+    prompt = api.requests[0]["messages"][0]["content"]
+    assert "score (0-100" in prompt and "DEBUGGING" in prompt and "PITFALL" in prompt
+
+
+@pytest.mark.parametrize(
+    ("bullet", "reason"),
+    [
+        ("Run `npm run build:assets` from the root to build.", "which the episode does not contain"),
+        ("When the build fails, run `cd assets && node build.js`. " + "It is the way. " * 25, "longer than 400"),
+    ],
+)
+def test_llm_mode_refuses_an_invented_command_or_an_overlong_bullet_never_cutting_it(bullet: str, reason: str) -> None:
+    with MessagesAPI("extract", written=[bullet]).running() as api:
+        report = reflector("llm", api).reflect(parse_transcript(EPISODE))
+    assert report.bullets == []
+    assert report.dropped and all(reason in d.reason for d in report.dropped if d.rule == "llm")

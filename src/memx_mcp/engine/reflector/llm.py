@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from ...domain.models import KnowledgeType, Section
 
@@ -38,6 +38,14 @@ class _Item(BaseModel):
     bullet: str = Field(default="", max_length=600)
     section: Section | None = None
     knowledge_type: KnowledgeType | None = None
+
+    @field_validator("section", "knowledge_type", mode="before")
+    @classmethod
+    def _known_label_or_none(cls, value: object, info: ValidationInfo) -> object:
+        """A label off the list ("Errors & fixes") costs the label, not the bullet: memx classifies it."""
+        allowed = Section if info.field_name == "section" else KnowledgeType
+        label = str(value).strip().upper() if value is not None else ""
+        return label if label in allowed.__members__ else None
 
 
 class _Answer(BaseModel):
@@ -78,9 +86,16 @@ REVIEW_PROMPT = (
     '(a one-off bug in code being written, chatter, a plain install). Answer {{"items": [...]}} only.'
 )
 EXTRACT_PROMPT = (
-    "Session excerpt:\n<excerpt>\n{excerpt}\n</excerpt>\n\nList the knowledge worth keeping, if any, as "
-    '{{"items": [{{index, keep: true, score, bullet, section, knowledge_type}}]}} (index counts from 0; '
-    "an empty list when nothing is worth keeping). Answer JSON only."
+    "An excerpt of a coding session ([tool FAILED] / [tool ok] mark each call's result):\n<excerpt>\n{excerpt}\n"
+    "</excerpt>\n\nList the knowledge worth keeping for future sessions, if any: an error and the action that "
+    "fixed it (the change made just before the first success, not the commands that only looked around), a "
+    "project convention, a configuration value, a tool fact, a user preference. Quote commands, flags, files "
+    "and error text verbatim from the excerpt and invent none. Say it worked only when the excerpt shows a "
+    'later success. Never take a fact from a question. Answer {{"items": [{{index (counting from 0), keep: '
+    "true, score (0-100: how instructive for future sessions), bullet (one sentence, at most 400 characters), "
+    "section (COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, TOOLS, PATTERNS, PREFERENCES, GENERAL), "
+    "knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE)}}]}} only; an empty list when nothing is "
+    "worth keeping."
 )
 
 

@@ -192,7 +192,8 @@ class Reflector:
         for c in candidates:
             by_step[c.step].append(c)
         for n, step in enumerate(events, 1):
-            verdicts = self.refiner.extract(self._excerpt(t, step))
+            excerpt = self._excerpt(t, step)
+            verdicts = self.refiner.extract(excerpt)
             if verdicts is None:  # fall back to the rules' view of this event
                 report.fallbacks += 1
                 for c in by_step.get(step, []):
@@ -201,12 +202,19 @@ class Reflector:
                 turn = t.steps[step].turn
                 for v in verdicts:
                     if v.keep and v.bullet:
-                        self._accept_llm(v, step, turn, report)
+                        self._accept_llm(v, step, turn, excerpt, report)
             if progress:
                 progress(n, len(events))
 
-    def _accept_llm(self, v: Verdict, step: int, turn: int, report: ReflectReport) -> None:
-        content = self.sanitizer.mask(" ".join(v.bullet.split()))[:400]
+    def _accept_llm(self, v: Verdict, step: int, turn: int, excerpt: str, report: ReflectReport) -> None:
+        """An extracted bullet, masked again, kept only when it stands on the excerpt's own words (the
+        checks of a bullet hybrid mode's LLM writes), whole: a bullet over the limit is refused, not cut."""
+        content = self.sanitizer.mask(" ".join(v.bullet.split()))
+        reason = check_written(content, excerpt)
+        if reason:
+            report.dropped.append(Dropped("llm", step, content[:400], f"LLM bullet rejected: {reason}"))
+            report.notes.append(f"step {step}: the LLM's bullet was rejected ({reason})")
+            return
         self._add(report, content, "llm", step, turn, round(v.score, 1), 0.7, "llm", v.section, v.knowledge_type)
 
     def _add(
