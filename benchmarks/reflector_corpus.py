@@ -28,7 +28,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -99,15 +102,22 @@ TUNED_ON = {"tune", "heldout", "heldout2", "all-tune", "all-seen"}
 
 
 def run(
-    corpus: Path, split: str, judgements_path: Path | None = None, llm_url: str = "", mode: str = "rules"
+    corpus: Path,
+    split: str,
+    judgements_path: Path | None = None,
+    llm_url: str = "",
+    mode: str = "rules",
+    store: Path | None = None,
 ) -> list[SessionResult]:
     """Every session of ``split`` (one folder, or the folders an alias such as ``all-tune`` names); with
     ``llm_url``, in ``mode`` against that Messages API: hybrid (the LLM writes the bullets of each episode
-    the rules found) or llm (the LLM reads the excerpt around every user message and tool result)."""
+    the rules found) or llm (the LLM reads the excerpt around every user message and tool result). With
+    ``store``, each session goes through ``memx reflect`` into that one store (a project scope per session)
+    and its bullets are what the store then holds there, after the Curator."""
     results: list[SessionResult] = []
     for folder in SPLITS.get(split, (split,)):
         own = judgements_path if judgements_path is not None else corpus / folder / "judgements.jsonl"
-        results.extend(_run_folder(corpus, folder, own, llm_url, mode))
+        results.extend(_run_folder(corpus, folder, own, llm_url, mode, store))
     return results
 
 
@@ -118,8 +128,29 @@ def _reflector(sanitizer: PrivacySanitizer, llm_url: str, mode: str) -> Reflecto
     return Reflector(sanitizer, mode, refiner, writes=mode == "hybrid")
 
 
+def _stored(store: Path, path: Path, session: str, mode: str, llm_url: str) -> tuple[list[str], list[str]]:
+    """``memx reflect`` of one session into ``store`` as a user runs it (an API key and base URL when
+    there is an LLM): the bullets its scope then holds, and the reflect's notes."""
+    env = {**os.environ, "MEMX_LLM_BASE_URL": llm_url, "ANTHROPIC_API_KEY": "replay" if llm_url else ""}
+    scope = f"project:{session[:60]}"
+    common = ["--home", str(store), "--scope", scope, "--json"]
+    cli = [sys.executable, "-m", "memx_mcp.cli.app"]
+    command = [*cli, "reflect", str(path), "--mode", mode, *common]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip()[-400:])
+    notes = [n for r in json.loads(done.stdout) for n in r.get("notes", [])]
+    listed = subprocess.run([*cli, "list", "-n", "1000", *common], capture_output=True, text=True, check=True)
+    return [b["content"] for b in json.loads(listed.stdout)["bullets"]], notes
+
+
 def _run_folder(
-    corpus: Path, split: str, judgements_path: Path, llm_url: str = "", mode: str = "rules"
+    corpus: Path,
+    split: str,
+    judgements_path: Path,
+    llm_url: str = "",
+    mode: str = "rules",
+    store: Path | None = None,
 ) -> list[SessionResult]:
     base = corpus / split
     if not base.is_dir():
@@ -138,6 +169,14 @@ def _run_folder(
             r = SessionResult(group_dir.name, meta["session"], meta.get("format", "?"))
             r.lessons = labels.get(meta["session"], [])
             start = time.process_time()
+            if store is not None:
+                try:
+                    r.bullets, r.notes = _stored(store, path, meta["session"], mode, llm_url)
+                except Exception as exc:
+                    r.error = f"{type(exc).__name__}: {exc}"
+                _judge(r, judgements)
+                results.append(r)
+                continue
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
                 transcript = parse_transcript(text)
@@ -151,15 +190,19 @@ def _run_folder(
             r.llm_calls, r.fallbacks = report.llm_calls, report.fallbacks
             r.rejected = sum(1 for d in report.dropped if d.reason.startswith("LLM bullet rejected"))
             r.bullets = [b.content for b in report.bullets]
-            r.caught = [lesson["lesson"] for lesson in r.lessons if any(catches(b, lesson) for b in r.bullets)]
-            for b in r.bullets:
-                j = judgements.get((r.session, bullet_hash(b)))
-                if j is None or j.get("label") not in LABELS:
-                    r.unjudged.append(b)
-                else:
-                    r.judged[j["label"]] += 1
+            _judge(r, judgements)
             results.append(r)
     return results
+
+
+def _judge(r: SessionResult, judgements: dict[tuple[str, str], dict[str, Any]]) -> None:
+    r.caught = [lesson["lesson"] for lesson in r.lessons if any(catches(b, lesson) for b in r.bullets)]
+    for b in r.bullets:
+        j = judgements.get((r.session, bullet_hash(b)))
+        if j is None or j.get("label") not in LABELS:
+            r.unjudged.append(b)
+        else:
+            r.judged[j["label"]] += 1
 
 
 def _ratio(a: int, b: int) -> str:
@@ -208,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     llm.add_argument("--llm-record", type=Path, help="LLM modes, pass 1: write the prompts memx sends here")
     llm.add_argument("--llm-answers", type=Path, help="LLM modes, pass 2: answer them from this file")
     ap.add_argument("--llm-mode", choices=("hybrid", "llm"), default="hybrid", help="with --llm-*: which mode")
+    ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
     args = ap.parse_args(argv)
     if args.llm_record or args.llm_answers:
         sys.path.insert(0, str(Path(__file__).parent))
@@ -215,17 +259,20 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.llm_record:
             args.llm_record.unlink(missing_ok=True)
-        with Replay(record=args.llm_record, answers=args.llm_answers) as api:
-            results = run(args.corpus, args.split, args.judgements, api.url, args.llm_mode)
+        with Replay(record=args.llm_record, answers=args.llm_answers) as api, tempfile.TemporaryDirectory() as tmp:
+            store = Path(tmp) if args.store else None
+            results = run(args.corpus, args.split, args.judgements, api.url, args.llm_mode, store)
         report(results, args.split, args.llm_mode)
-        calls = sum(r.llm_calls for r in results)
-        print(
-            f"\nLLM: {calls} calls, {len(api.seen)} distinct prompts, {api.unknown} without an answer, "
-            f"{sum(r.fallbacks for r in results)} fallbacks to rules, "
-            f"{sum(r.rejected for r in results)} written bullets rejected by memx's checks"
-        )
+        calls = sum(api.seen.values())
+        print(f"\nLLM: {calls} calls, {len(api.seen)} distinct prompts, {api.unknown} without an answer")
+        if not args.store:  # the CLI's reflect says these in its own notes
+            print(
+                f"{sum(r.fallbacks for r in results)} fallbacks to rules, "
+                f"{sum(r.rejected for r in results)} bullets the LLM wrote rejected by memx's checks"
+            )
     else:
-        results = run(args.corpus, args.split, args.judgements)
+        with tempfile.TemporaryDirectory() as tmp:
+            results = run(args.corpus, args.split, args.judgements, store=Path(tmp) if args.store else None)
         report(results, args.split)
     if args.bullets:
         rows = [{"session": r.session, "hash": bullet_hash(b), "bullet": b} for r in results for b in r.bullets]
