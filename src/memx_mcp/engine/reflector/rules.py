@@ -208,7 +208,7 @@ def new_tools(t: Transcript, credited: set[int] | None = None) -> list[Candidate
                     found.append(_candidate("NewToolRule", s, f"install:{cmd}", facts, t.steps, s.index - 2))
             continue
         prog = program(cmd)
-        if prog == t.format:
+        if prog == t.format or s.tool_input.get("runs") == t.format:
             continue  # the assistant that wrote the transcript (its runs of `aider --model …`) is no project tool
         if prog and prog not in COMMON_CLIS and re.fullmatch(r"[a-z][\w.-]{0,30}", prog):
             uses[prog].append(s)

@@ -28,6 +28,13 @@ _MODEL = re.compile(r"^(?:Main )?[Mm]odel: (\S+) with ")
 # aider could not write an edit (the file belongs to another user): the edit failed, whatever it said
 _WRITE_FAILED = re.compile(r"^Unable to write file (\S+?) after \d+ attempts: (.+)$")
 _MODEL_ERROR = re.compile(r"^litellm\.\w+: |^\w+(?:Error|Exception): ")
+# the command line a run was started with, when aider printed it (before its version banner): the program
+# (any path to aider itself, or a launcher script) and its options
+_LAUNCH = re.compile(
+    r"^(?P<program>(?:[A-Za-z]:)?\S*?(?P<name>aider(?:\.exe)?|__main__\.py|[\w.-]+\.py))(?=\s|$)(?P<args>.*)$"
+)
+# the request given on the command line is the run's user message, not part of how aider was started
+_MESSAGE_ARG = re.compile(r"\s(?:--message|--msg|-m)(?:=|\s+)(?:(?!\s-{1,2}[A-Za-z]).)*")
 # a model's reasoning, not its answer
 _THINKING = re.compile(r"<(thinking-content-\w+|think|thinking)>(?:(?!<\1>).)*?</\1>", re.S)
 _FAILED_BLOCKS = re.compile(r"SEARCH/REPLACE blocks? failed to match")
@@ -63,6 +70,12 @@ def _edit_blocks(text: str) -> tuple[list[tuple[str, str, str]], str]:
     return edits, "\n".join(ln for ln, k in zip(lines, keep, strict=True) if k)
 
 
+def _short(program: str) -> str:
+    """A launcher script by its folder and name (``scripts/aider_with_patch.py``), not by the machine's path."""
+    parts = [p for p in re.split(r"[\\/]", program) if p]
+    return "/".join(parts[-2:])
+
+
 def is_aider(text: str) -> bool:
     return bool(_START.search(text[:20000]))
 
@@ -75,13 +88,29 @@ class _Reader:
         self.open_run: str | None = None  # the call id of a shell run whose output may follow
         self.model = ""  # the model of this run of aider, until its first answer or model error
         self.slash = ""  # the slash command just typed, kept only when aider refuses it
+        self.launch = ""  # the command line of this run of aider, when it printed one
+        self.header = False  # aider's lines before its version banner, where it prints its command line
 
     def model_outcome(self, text: str, failed: bool) -> None:
-        """The run's model is a call of its own (``aider --model X``) once its outcome is known."""
+        """The run is a call of its own once its model's outcome is known: the command line aider printed
+        (without its request; with ``--model X`` when the model came from elsewhere), else ``aider --model
+        X``. ``runs`` says it starts aider, whatever the launcher."""
         if self.model:
-            call_id = self.call("Bash", {"command": f"aider --model {self.model}"})
+            command = self.launch or "aider"
+            if not re.search(r"\s--model[=\s]", f" {command}"):  # the model came from a config file or /model
+                command = f"{command} --model {self.model}"
+            call_id = self.call("Bash", {"command": command, "runs": "aider"})
             self.events.append(ToolResult(call_id, text, failed))
             self.model = ""
+
+    def started(self, line: str) -> None:
+        """A line before the run's version banner, when it is the command line the run was started with."""
+        launch = _LAUNCH.match(line.strip())
+        if launch is None:
+            return
+        name = launch.group("name")
+        program = "aider" if name in ("aider", "aider.exe", "__main__.py") else _short(launch.group("program"))
+        self.launch = f"{program}{_MESSAGE_ARG.sub('', launch.group('args'))}".strip()
 
     def call(self, name: str, args: dict[str, str]) -> str:
         self.calls += 1
@@ -112,6 +141,11 @@ class _Reader:
 
     def output(self, lines: list[str]) -> None:
         block = [ln.rstrip() for ln in lines]
+        for ln in block if self.header else ():
+            if ln.strip().startswith("Aider v"):
+                self.header = False
+            elif not self.launch:
+                self.started(ln)
         lint = any("Fix any errors below" in ln for ln in block)
         run_id: str | None = self.open_run
         run_lines: list[str] = []
@@ -190,7 +224,8 @@ def parse_aider(text: str) -> Parsed:
             flush()
             kind, lines = this, []
         if this == "start":
-            reader.model = ""  # a run that ended before its model answered or failed tells nothing
+            reader.model = reader.launch = ""  # a run that ended before its model answered or failed tells nothing
+            reader.header = True
         if this != "start":
             lines.append(line)
     flush()
