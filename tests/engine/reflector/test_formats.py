@@ -434,3 +434,47 @@ def test_an_aider_run_is_the_command_line_it_was_started_with_without_its_reques
         ("scripts/aider_with_patch.py --model=Qwen/Qwen3-Coder --yes", False),  # a launcher script, by its folder
         ("aider --model Qwen/Qwen3-Coder", False),  # the model from a config file: the one it named
     ]
+
+
+# aider ends the lines it writes itself with two spaces (a model's code does not)
+CUT_THEN_UNDONE = "\n".join(
+    [
+        "# aider chat started at 2026-03-01 10:00:00",
+        "",
+        "> Aider v0.86.2",
+        "> Model: openai/deepseek-v4 with whole edit format",
+        "",
+        "#### make the greeting casual  ",
+        "",
+        "launcher.py",
+        "```",
+        "#!/usr/bin/env python3",
+        "#### Usage (a heading inside the file, not a line aider wrote)",
+        "def banner():",
+        "",
+        "#### /undo  ",
+        "> The last commit was not made by aider in this chat session.  ",
+        "> You could try `/git reset --hard HEAD^` but be aware that this is a destructive command!  ",
+        "",
+        "#### /git reset --hard  ",
+        "> HEAD is now at a137604 UPDATE  ",
+        "",
+        "#### /add launcher.py  ",
+        "> Added launcher.py to the chat  ",
+        "",
+    ]
+)
+
+
+def test_an_answer_cut_inside_its_code_fence_does_not_swallow_the_slash_commands_after_it() -> None:
+    t = parse_transcript(CUT_THEN_UNDONE)
+    (answer,) = [s.text for s in t.steps if s.role == "assistant"]
+    assert "#### Usage" in answer and "/undo" not in answer
+    tools = [
+        (s.tool, s.tool_input.get("slash") or s.command, s.result.split("\n")[0]) for s in t.steps if s.role == "tool"
+    ]
+    assert tools == [
+        ("Bash", "aider --model openai/deepseek-v4", "the model answered"),
+        ("Slash", "/undo", "The last commit was not made by aider in this chat session."),
+        ("Bash", "git reset --hard", "HEAD is now at a137604 UPDATE"),
+    ]  # /add changes nothing worth a step

@@ -22,6 +22,12 @@ _PROMPTS = re.compile(
     r"Commit [0-9a-f]{7}|Create new file\?|Please answer with)"
 )
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
+# aider ends each line it writes itself (what the person typed, its own output) with two spaces; a model's
+# code does not, so such a line inside an open code fence means the answer stopped before closing it
+_CUT_ANSWER = re.compile(r"^(?:# aider chat started at |(?:####|>) .*\S  $)")
+# slash commands that change what aider holds or did (the chat's files, its last commit, its model): steps of
+# their own, with what aider answered; /add and the look-around commands say nothing worth a step
+_SLASH_ACTION = re.compile(r"^/(?:undo|drop|clear|reset|model|commit|chat-mode|editor-model|weak-model)\b")
 # every run of aider names its model; the first model error or the first answer tells whether that model
 # worked, so a run with another model name after a failed one is a different command that fixed it
 _MODEL = re.compile(r"^(?:Main )?[Mm]odel: (\S+) with ")
@@ -123,6 +129,8 @@ class _Reader:
         run, ask = _RUN_INPUT.match(text), _ASK_INPUT.match(text)
         if run:
             self.open_run = self.call("Bash", {"command": run.group(1).strip()})
+        elif text.startswith("/git "):  # aider runs git itself: a git command of the project
+            self.open_run = self.call("Bash", {"command": text[1:].split("\n", 1)[0].strip()})
         elif ask:
             self.events.append(UserText(ask.group(1).strip()))
         elif text and not text.startswith("/"):  # other slash commands (/add, /drop …) say nothing
@@ -162,6 +170,11 @@ class _Reader:
             if self.slash and ln.strip().startswith("Invalid command: "):
                 refused = self.call("Slash", {"slash": self.slash})
                 self.events.append(ToolResult(refused, ln.strip(), True))
+                self.slash = ""
+            elif self.slash and _SLASH_ACTION.match(self.slash):  # what it did is the block it printed
+                done = self.call("Slash", {"slash": self.slash})
+                said = [x.strip() for x in block if x.strip() and not _PROMPTS.match(x.strip())]
+                self.events.append(ToolResult(done, "\n".join(said), None))
                 self.slash = ""
             write_failed = _WRITE_FAILED.match(ln.strip())
             if write_failed:
@@ -206,6 +219,8 @@ def parse_aider(text: str) -> Parsed:
         line = raw.rstrip("\n")
         if kind == "assistant" and line.lstrip().startswith("```"):
             fence = not fence
+        if fence and kind == "assistant" and _CUT_ANSWER.match(line):
+            fence = False  # the answer was cut before its fence closed: aider's own lines start again
         if fence and kind == "assistant":
             lines.append(line)
             continue
