@@ -172,9 +172,9 @@ class _Reader:
                 self.events.append(ToolResult(refused, ln.strip(), True))
                 self.slash = ""
             elif self.slash and _SLASH_ACTION.match(self.slash):  # what it did is the block it printed
-                done = self.call("Slash", {"slash": self.slash})
+                acted = self.call("Slash", {"slash": self.slash})
                 said = [x.strip() for x in block if x.strip() and not _PROMPTS.match(x.strip())]
-                self.events.append(ToolResult(done, "\n".join(said), None))
+                self.events.append(ToolResult(acted, "\n".join(said), None))
                 self.slash = ""
             write_failed = _WRITE_FAILED.match(ln.strip())
             if write_failed:
