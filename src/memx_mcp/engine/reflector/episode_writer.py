@@ -23,8 +23,11 @@ WRITE_PROMPT = (
     "Write the bullet(s) a good teammate would keep from this episode, from what happened, not from the "
     "drafts: what failed, the action that fixed it (the change made just before the first success, not "
     "the commands that only looked around), and why when the episode says why. Quote commands, flags, "
-    "files and error text verbatim from the episode and invent none. Say it worked only when the episode "
-    "shows a later success. Never take a fact from a question. If the episode teaches nothing lasting, "
+    "files and error text verbatim from the episode and invent none; credit the command exactly as it was run "
+    "(its program, script or wrapper included). Say it worked only when the episode shows a later success; an "
+    "interrupted or cut-off action did not succeed. What the assistant proposed, wrote or guessed is no "
+    "project fact or convention unless the user asked for it or confirmed it. Never take a fact from a "
+    "question. If the episode teaches nothing lasting, "
     'answer an empty list. Answer {{"items": [{{index (the draft it replaces, 0 if none), keep: true, score '
     "(0-100), bullet, section (COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, TOOLS, PATTERNS, PREFERENCES, "
     "GENERAL), knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE)}}]}} only."

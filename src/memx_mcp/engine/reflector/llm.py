@@ -90,8 +90,12 @@ EXTRACT_PROMPT = (
     "</excerpt>\n\nList the knowledge worth keeping for future sessions, if any: an error and the action that "
     "fixed it (the change made just before the first success, not the commands that only looked around), a "
     "project convention, a configuration value, a tool fact, a user preference. Quote commands, flags, files "
-    "and error text verbatim from the excerpt and invent none. Say it worked only when the excerpt shows a "
-    'later success. Never take a fact from a question. Answer {{"items": [{{index (counting from 0), keep: '
+    "and error text verbatim from the excerpt and invent none; credit the command exactly as it was run (its "
+    "program, script or wrapper included). Say it worked only when the excerpt shows a later success; an "
+    "interrupted or cut-off action did not succeed. What the assistant proposed, wrote or guessed is no project "
+    "fact or convention unless the user asked for it or confirmed it. Never take a fact from a question. Skip "
+    "failures whose cause or fix the excerpt does not show, and details of the one task being done. "
+    'Answer {{"items": [{{index (counting from 0), keep: '
     "true, score (0-100: how instructive for future sessions), bullet (one sentence, at most 400 characters), "
     "section (COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, TOOLS, PATTERNS, PREFERENCES, GENERAL), "
     "knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE)}}]}} only; an empty list when nothing is "
