@@ -15,12 +15,14 @@ keep|noise|false, why); bullets without a judgement are listed and written to a 
     python benchmarks/reflector_corpus.py --split heldout3 --bullets heldout3/bullets.jsonl   # measured once
     python benchmarks/reflector_corpus.py --split heldout3 --llm-record /tmp/prompts.jsonl    # hybrid, pass 1
     python benchmarks/reflector_corpus.py --split heldout3 --llm-answers heldout3/llm_answers.jsonl  # pass 2
+    python benchmarks/reflector_corpus.py --split heldout4      # the fourth held-out set (heldout3 is tuning data)
 
 Printed: per session and in total, bullets, lessons, lessons caught, precision (keep / bullets), the share
 of bullets stating something false, and per format. Which figures are on tuned data is said in
 benchmarks/RESULTS.md: ``tune`` and ``heldout`` (measured once, then read) are both tuning data now, so
 ``all-tune`` runs the two with each half's judgements; ``heldout2`` was measured once and read, so
-``all-seen`` (all three) is the tuning set now and ``heldout3`` the unseen one.
+``all-seen`` (all three) was the tuning set and ``heldout3`` the unseen one; ``heldout3``, measured in rules and
+llm mode and read, is tuning data too (``before-heldout4``), and ``heldout4`` the unseen one.
 """
 
 from __future__ import annotations
@@ -97,8 +99,10 @@ SPLITS = {
     "heldout3": ("heldout3",),
     "all-tune": ("tune", "heldout"),
     "all-seen": ("tune", "heldout", "heldout2"),
+    "heldout4": ("heldout4",),
+    "before-heldout4": ("tune", "heldout", "heldout2", "heldout3"),
 }
-TUNED_ON = {"tune", "heldout", "heldout2", "all-tune", "all-seen"}
+TUNED_ON = {"tune", "heldout", "heldout2", "heldout3", "all-tune", "all-seen", "before-heldout4"}
 
 
 def run(
