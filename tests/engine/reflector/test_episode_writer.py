@@ -90,3 +90,14 @@ def test_nothing_is_taken_from_a_question_and_success_needs_a_success_in_the_epi
     assert "only in a question" in check_written("Set `PORT=8080` in .env.", episode)
     assert "no success" in check_written("`npm start` worked after freeing port 3000.", episode)
     assert check_written("`npm start` fails with EADDRINUSE when port 3000 is taken.", episode) == ""
+
+
+def test_a_convention_said_in_words_stands_on_the_statements_that_say_it_and_on_nothing_else() -> None:
+    episode = (
+        "[user] In the generated scripts the closing heredoc delimiter must always stand on its own line.\n"
+        "[assistant] Understood: the generator writes the closing delimiter on its own line.\n"
+        "[user] could the generated scripts also preserve file permissions?"
+    )
+    assert check_written("In generated scripts the closing heredoc delimiter stands on its own line.", episode) == ""
+    assert "nor says what" in check_written("Generated scripts preserve file permissions.", episode)  # asked only
+    assert "nor says what" in check_written("The user prefers tabs over spaces in every file.", episode)

@@ -55,6 +55,22 @@ def _statements(episode: str) -> str:
     return "\n".join(s for s in split_sentences(episode) if not is_question(s)).lower()
 
 
+_WORD = re.compile(r"[^\W\d_]{4,}")
+_COMMON = frozenset(
+    "that this with from when then than they them their there what which while should would could must "
+    "always never every into onto only also just more most less some such each been being were have has "
+    "does done make made uses used using user users want wants asked asks said says here after before".split()
+)
+
+
+def _told(bullet: str, stated: str) -> bool:
+    """A bullet without identifiers stands on the episode when most of its own words (four letters or more,
+    the common ones aside) are in the episode's statements: at least three, and at least half of them."""
+    words = {w for w in _WORD.findall(bullet.lower()) if w not in _COMMON}
+    found = {w for w in words if w in stated}
+    return len(found) >= 3 and 2 * len(found) >= len(words)
+
+
 def check_written(bullet: str, episode: str) -> str:
     """Why the LLM's bullet cannot be kept ('' when it can): it must stand on the episode's own words."""
     text = " ".join(bullet.split())
@@ -70,10 +86,11 @@ def check_written(bullet: str, episode: str) -> str:
         return f"quotes `{invented[0][:80]}`, which the episode does not contain"
     cited = [c.strip() for c in _CODE.findall(text)] + [m.group(0).strip('"') for m in _IDENTIFIER.finditer(text)]
     present = [c for c in cited if c and c.lower() in low]
-    if not present:
-        return "names no command, file or identifier of the episode"
     stated = _statements(episode)
-    if not any(c.lower() in stated for c in present):
+    if not present:
+        if not _told(text, stated):  # a convention or preference said in words must be said there
+            return "names no command, file or identifier of the episode, nor says what its statements say"
+    elif not any(c.lower() in stated for c in present):
         return "what it names appears in the episode only in a question"
     if _CLAIMS_SUCCESS.search(text) and not _SUCCESS_SEEN.search(episode):
         return "says it worked, but the episode shows no success"
