@@ -93,7 +93,7 @@ class _Reader:
         self.pending_edits: dict[str, str] = {}  # file name -> call id, until aider says it applied it
         self.open_run: str | None = None  # the call id of a shell run whose output may follow
         self.model = ""  # the model of this run of aider, until its first answer or model error
-        self.slash = ""  # the slash command just typed, kept only when aider refuses it
+        self.slash = ""  # the slash command just typed: a step when aider refuses it or when it acts
         self.launch = ""  # the command line of this run of aider, when it printed one
         self.header = False  # aider's lines before its version banner, where it prints its command line
 
@@ -133,7 +133,7 @@ class _Reader:
             self.open_run = self.call("Bash", {"command": text[1:].split("\n", 1)[0].strip()})
         elif ask:
             self.events.append(UserText(ask.group(1).strip()))
-        elif text and not text.startswith("/"):  # other slash commands (/add, /drop …) say nothing
+        elif text and not text.startswith("/"):  # slash commands: steps only when they act (/undo, /drop …)
             self.events.append(UserText(text))
         self.slash = text.split("\n", 1)[0] if text.startswith("/") else ""
 
