@@ -6,7 +6,9 @@ JSONL file under a key (sha256 of both), and the server answers an empty list, s
 prompts memx sends do not depend on the answers: one per episode). A model then answers each prompt of
 that file, seeing nothing else (not the sessions, not the labels, not memx's code); its answers go into a
 JSONL file of ``{"key", "text"}``. ``replay``: the server answers each prompt with the recorded text, and
-an unknown prompt with HTTP 500 (memx falls back to rules for it, and the benchmark counts it).
+an unknown prompt with HTTP 500 (memx falls back to rules for it, and the benchmark counts it). Both files:
+the known prompts are answered and the new ones recorded (a prompt built from earlier answers, such as the
+end-of-session check of the bullets they gave).
 
     from llm_replay import Replay
     with Replay(record=Path("prompts.jsonl")) as api: ...      # api.url for the Anthropic SDK
@@ -40,8 +42,8 @@ def _text_of(body: dict[str, Any]) -> tuple[str, str]:
 
 class Replay:
     def __init__(self, record: Path | None = None, answers: Path | None = None) -> None:
-        if (record is None) == (answers is None):
-            raise ValueError("give record (a file to write the prompts to) or answers (a file to answer from)")
+        if record is None and answers is None:
+            raise ValueError("give record (a file to write the prompts to), answers (a file to answer from), or both")
         self.record = record
         self.answers: dict[str, str] = {}
         if answers is not None:
@@ -66,13 +68,15 @@ class Replay:
         with self._lock:
             first = key not in self.seen
             self.seen[key] = self.seen.get(key, 0) + 1
-            if self.record is not None:
+            if key in self.answers:
+                text = self.answers[key]
+            elif self.record is not None:
                 if first:
                     with self.record.open("a", encoding="utf-8") as f:
                         f.write(json.dumps({"key": key, "system": system, "prompt": prompt}, ensure_ascii=False) + "\n")
+                if self.answers:  # answering what is known, recording what follows from those answers
+                    return 500, {"type": "error", "error": {"type": "api_error", "message": f"recorded {key}"}}
                 text = '{"items": []}'
-            elif key in self.answers:
-                text = self.answers[key]
             else:
                 self.unknown += 1
                 return 500, {"type": "error", "error": {"type": "api_error", "message": f"no answer for {key}"}}

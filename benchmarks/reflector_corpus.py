@@ -251,9 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bullets", type=Path, help="write every bullet printed (session, bullet) to this JSONL file")
     ap.add_argument("--unjudged", type=Path, help="where to write unjudged bullets (default: <split>/unjudged.jsonl)")
     ap.add_argument("--missed", action="store_true", help="also list the lessons no bullet caught")
-    llm = ap.add_mutually_exclusive_group()
-    llm.add_argument("--llm-record", type=Path, help="LLM modes, pass 1: write the prompts memx sends here")
-    llm.add_argument("--llm-answers", type=Path, help="LLM modes, pass 2: answer them from this file")
+    ap.add_argument("--llm-record", type=Path, help="LLM modes, pass 1: write the prompts memx sends here")
+    ap.add_argument(
+        "--llm-answers",
+        type=Path,
+        help="LLM modes, pass 2: answer from this file (with --llm-record: the known, recording the new)",
+    )
     ap.add_argument("--llm-mode", choices=("hybrid", "llm"), default="hybrid", help="with --llm-*: which mode")
     ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
     args = ap.parse_args(argv)

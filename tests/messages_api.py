@@ -1,9 +1,10 @@
 """A real HTTP server on loopback that speaks the Anthropic Messages API, for the Reflector's LLM paths.
 
 ``behaviour`` picks the answer: "keep" (valid JSON keeping every candidate), "drop" (valid JSON dropping
-all), "extract" (one bullet per event: the first of ``written``, or a default), "write" (the bullets given in ``written``, as if the LLM wrote them
-from the episode), "malformed" (not JSON), "error" (HTTP 500), "slow" (answers after
-the client's timeout). Every request body is recorded so tests can check what was sent."""
+all), "extract" (one bullet per event: the first of ``written``, or a default), "write" (the bullets given in
+``written``, as if the LLM wrote them from the episode), "malformed" (not JSON), "error" (HTTP 500), "slow"
+(answers after the client's timeout). ``checks`` answers the end-of-session check of llm mode (keep or not,
+per bullet; ``check_fails``: HTTP 500). Every request body is recorded so tests can check what was sent."""
 
 from __future__ import annotations
 
@@ -18,10 +19,19 @@ from typing import Any
 
 
 class MessagesAPI:
-    def __init__(self, behaviour: str = "keep", delay: float = 3.0, written: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        behaviour: str = "keep",
+        delay: float = 3.0,
+        written: list[str] | None = None,
+        checks: list[bool] | None = None,
+        check_fails: bool = False,
+    ) -> None:
         self.behaviour = behaviour
         self.delay = delay
         self.written = written or []  # "write": the bullets the LLM writes from an episode, as given
+        self.checks = checks or []  # the end-of-session check: keep or not, per bullet (default: keep)
+        self.check_fails = check_fails
         self.requests: list[dict[str, Any]] = []
         self._server: ThreadingHTTPServer | None = None
 
@@ -37,7 +47,14 @@ class MessagesAPI:
             return 500, {"type": "error", "error": {"type": "api_error", "message": "boom"}}
         if self.behaviour == "slow":
             time.sleep(self.delay)
-        if prompt.startswith("Two memory bullets") and self.behaviour not in ("malformed",):
+        if prompt.startswith("Bullets drafted from one coding session"):
+            if self.check_fails:
+                return 500, {"type": "error", "error": {"type": "api_error", "message": "boom"}}
+            count = len(re.findall(r"^\d+\. \(step \d+\) ", prompt, re.M))
+            keeps = [self.checks[i] if i < len(self.checks) else True for i in range(count)]
+            items = [{"index": i, "keep": k, "why": "" if k else "a later step moved it"} for i, k in enumerate(keeps)]
+            text = json.dumps({"items": items})
+        elif prompt.startswith("Two memory bullets") and self.behaviour not in ("malformed",):
             text = json.dumps(
                 {
                     "bullet": "LLM merge: run the suite in parallel with `pytest -n auto`, which needs "

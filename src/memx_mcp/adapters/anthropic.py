@@ -15,8 +15,10 @@ from ..engine.reflector.llm import (
     SYSTEM,
     Refiner,
     Verdict,
+    check_prompt,
     extract_prompt,
     parse_answer,
+    parse_checks,
     parse_merge,
     review_prompt,
 )
@@ -72,6 +74,16 @@ class AnthropicRefiner:
         """The bullets the LLM writes from a whole episode (the rules' drafts as hints); the Reflector
         checks them against the episode."""
         return self._ask(write_prompt(episode, drafts))
+
+    def check(self, later: str, bullets: Sequence[tuple[int, str]]) -> dict[int, tuple[bool, str]] | None:
+        """Which of a session's bullets still hold at its end, from what happened after them; None when the
+        call or its answer failed (the bullets are kept)."""
+        try:
+            return parse_checks(self._text(check_prompt(later, bullets)))
+        except Exception as exc:  # network, timeout, rate limit, 5xx, a bad answer: keep the bullets
+            self.failures += 1
+            log.warning("LLM check failed (%s): the bullets are kept unchecked", type(exc).__name__)
+            return None
 
     def merge(self, kept: str, other: str) -> str | None:
         """An LLM-written merge of two near-duplicates, or None (the caller merges deterministically)."""

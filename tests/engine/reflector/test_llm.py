@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memx_mcp.domain.models import KnowledgeType, Section
-from memx_mcp.engine.reflector.llm import parse_answer
+from memx_mcp.engine.reflector.llm import check_prompt, parse_answer, parse_checks
 
 
 def _answer(**item: object) -> str:
@@ -28,3 +28,12 @@ def test_labels_are_read_whatever_their_case() -> None:
 def test_a_score_off_the_scale_is_refused(score: int) -> None:
     with pytest.raises(ValueError):
         parse_answer(_answer(score=score))
+
+
+def test_a_check_names_what_to_drop_and_keeps_what_it_does_not_name() -> None:
+    prompt = check_prompt("[Bash ok] pytest\n3 passed", [(4, "Run `pytest` from tests/."), (9, "Use `uv`.")])
+    assert "0. (step 4) Run `pytest` from tests/." in prompt and "1. (step 9) Use `uv`." in prompt
+    checks = parse_checks('{"items": [{"index": 1, "keep": false, "why": "it moved"}]}')
+    assert checks.get(0, (True, ""))[0] and checks[1] == (False, "it moved")
+    with pytest.raises(ValueError):
+        parse_checks("no JSON here")

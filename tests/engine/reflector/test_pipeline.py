@@ -76,9 +76,10 @@ def test_llm_mode_calls_once_per_event_and_hybrid_far_less() -> None:
     t = parse_transcript((DATA / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl").read_text(encoding="utf-8"))
     with MessagesAPI("extract").running() as api:
         llm = reflector("llm", api).reflect(t)
+        excerpts = [r for r in api.requests if r["messages"][0]["content"].startswith("An excerpt")]
     with MessagesAPI("keep").running() as api:
         hybrid = reflector("hybrid", api).reflect(t)
-    assert llm.llm_calls == llm.events > 100
+    assert len(excerpts) == llm.events > 100 and llm.llm_calls <= llm.events + 1  # and the end-of-session check
     assert hybrid.llm_calls <= 0.1 * llm.llm_calls
     assert all(b.source == "llm" for b in llm.bullets)
 
@@ -166,3 +167,23 @@ def test_llm_mode_refuses_an_invented_command_or_an_overlong_bullet_never_cuttin
         report = reflector("llm", api).reflect(parse_transcript(EPISODE))
     assert report.bullets == []
     assert report.dropped and all(reason in d.reason for d in report.dropped if d.rule == "llm")
+
+
+def test_llm_mode_checks_its_bullets_against_the_rest_of_the_session_and_drops_what_did_not_hold() -> None:
+    with MessagesAPI("extract", written=[GROUNDED], checks=[False]).running() as api:
+        report = reflector("llm", api).reflect(parse_transcript(EPISODE))
+    assert report.bullets == []
+    (check,) = [r for r in api.requests if r["messages"][0]["content"].startswith("Bullets drafted")]
+    sent = check["messages"][0]["content"]
+    assert sent.count(GROUNDED) == 1 and "(step " in sent  # each bullet once, with its step
+    assert "cd assets && node build.js" in sent and SECRET not in sent  # what came after, sanitized
+    assert {d.reason for d in report.dropped if d.rule == "llm"} == {
+        "LLM: does not hold at the end (a later step moved it)"
+    }
+
+
+def test_a_failed_end_of_session_check_keeps_the_bullets_and_says_so() -> None:
+    with MessagesAPI("extract", written=[GROUNDED], check_fails=True).running() as api:
+        report = reflector("llm", api).reflect(parse_transcript(EPISODE))
+    assert {b.content for b in report.bullets} == {GROUNDED}
+    assert any("kept unchecked" in n for n in report.notes)

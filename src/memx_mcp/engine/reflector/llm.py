@@ -103,6 +103,41 @@ EXTRACT_PROMPT = (
 )
 
 
+CHECK_PROMPT = (
+    "Bullets drafted from one coding session, each with the step it came from:\n{listed}\n\nWhat happened "
+    "from the first of those steps to the end of the session (long parts shortened; [tool FAILED] / [tool ok] "
+    "mark each call's result):\n<later>\n{later}\n</later>\n\nA bullet is kept only if it still holds at the "
+    "end of the session. For each bullet give {{index, keep, why}}: keep=false when a later step overturns, "
+    "corrects or contradicts it (the cause turned out to be another, a file moved, it worked another way, the "
+    "user said otherwise), or when it states as a fact what was only the assistant's guess or proposal; "
+    'keep=true otherwise. Answer {{"items": [{{"index": 0, "keep": true, "why": "..."}}]}} only.'
+)
+
+
+class _Check(BaseModel):
+    index: int = Field(ge=0)
+    keep: bool
+    why: str = Field(default="", max_length=600)
+
+
+class _Checks(BaseModel):
+    items: list[_Check] = Field(max_length=100)
+
+
+def check_prompt(later: str, bullets: Sequence[tuple[int, str]]) -> str:
+    listed = "\n".join(f"{i}. (step {step}) {text}" for i, (step, text) in enumerate(bullets))
+    return CHECK_PROMPT.format(listed=listed, later=later)
+
+
+def parse_checks(text: str) -> dict[int, tuple[bool, str]]:
+    """Which bullets the model says still hold (index → keep, why); a bullet it does not name is kept."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the answer")
+    checks = _Checks.model_validate(json.loads(text[start : end + 1]))
+    return {c.index: (c.keep, c.why.strip()) for c in checks.items}
+
+
 def review_prompt(excerpt: str, candidates: Sequence[str]) -> str:
     listed = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates))
     return REVIEW_PROMPT.format(excerpt=excerpt, listed=listed)

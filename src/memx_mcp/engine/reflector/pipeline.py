@@ -23,6 +23,8 @@ from .transcript import Transcript
 
 log = logging.getLogger(__name__)
 EVENT_RADIUS = 2  # steps either side of an event sent as its excerpt
+CHECK_LIMIT = 8000  # characters of what happened after a session's first llm bullet, sent to check them all
+CHECK_BATCH = 50  # bullets per check call
 _SAME_AFTER_MASKING = re.compile(r"\bfrom (\S+) to \1(?=[\s;.,)]|$)")
 
 
@@ -205,6 +207,39 @@ class Reflector:
                         self._accept_llm(v, step, turn, excerpt, report)
             if progress:
                 progress(n, len(events))
+        self._check_at_end(t, report)
+
+    def _check_at_end(self, t: Transcript, report: ReflectReport) -> None:
+        """The session's llm bullets, each once, against what happened after the first of them to the end:
+        a bullet a later step overturned (or a guess told as a fact) is dropped with the model's reason.
+        A failed call keeps the bullets, with a note."""
+        check = getattr(self.refiner, "check", None)
+        own = [b for b in report.bullets if b.source == "llm"]
+        if not callable(check) or not own:
+            return
+        from .rules import _context
+
+        step_of: dict[str, int] = {}
+        for b in own:
+            step_of.setdefault(b.content, b.step)
+        later = self.sanitizer.mask(_context(t.steps, min(step_of.values()), len(t.steps) - 1, limit=CHECK_LIMIT))
+        texts = list(step_of)
+        overturned: dict[str, str] = {}
+        for at in range(0, len(texts), CHECK_BATCH):
+            chunk = texts[at : at + CHECK_BATCH]
+            verdicts = check(later, [(step_of[c], c) for c in chunk])
+            if verdicts is None:
+                report.notes.append(f"{len(chunk)} bullet(s) kept unchecked: the end-of-session check failed")
+                continue
+            for i, text in enumerate(chunk):
+                keep, why = verdicts.get(i, (True, ""))
+                if not keep:
+                    overturned[text] = why
+        for b in report.bullets:
+            if b.source == "llm" and b.content in overturned:
+                why = overturned[b.content]
+                report.dropped.append(Dropped("llm", b.step, b.content, f"LLM: does not hold at the end ({why[:200]})"))
+        report.bullets = [b for b in report.bullets if not (b.source == "llm" and b.content in overturned)]
 
     def _accept_llm(self, v: Verdict, step: int, turn: int, excerpt: str, report: ReflectReport) -> None:
         """An extracted bullet, masked again, kept only when it stands on the excerpt's own words (the
