@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -41,13 +42,13 @@ def _text_of(body: dict[str, Any]) -> tuple[str, str]:
 
 
 class Replay:
-    def __init__(self, record: Path | None = None, answers: Path | None = None) -> None:
+    def __init__(self, record: Path | None = None, answers: Path | Sequence[Path] | None = None) -> None:
         if record is None and answers is None:
             raise ValueError("give record (a file to write the prompts to), answers (a file to answer from), or both")
         self.record = record
         self.answers: dict[str, str] = {}
-        if answers is not None:
-            for line in answers.read_text(encoding="utf-8").splitlines():
+        for path in [answers] if isinstance(answers, Path) else answers or []:
+            for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     row = json.loads(line)
                     self.answers[str(row["key"])] = str(row["text"])

@@ -255,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--llm-answers",
         type=Path,
-        help="LLM modes, pass 2: answer from this file (with --llm-record: the known, recording the new)",
+        nargs="+",
+        help="LLM modes, pass 2: answer from these files (with --llm-record: the known, recording the new)",
     )
     ap.add_argument("--llm-mode", choices=("hybrid", "llm"), default="hybrid", help="with --llm-*: which mode")
     ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
