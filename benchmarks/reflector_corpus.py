@@ -16,6 +16,7 @@ keep|noise|false, why); bullets without a judgement are listed and written to a 
     python benchmarks/reflector_corpus.py --split heldout3 --llm-record /tmp/prompts.jsonl    # hybrid, pass 1
     python benchmarks/reflector_corpus.py --split heldout3 --llm-answers heldout3/llm_answers.jsonl  # pass 2
     python benchmarks/reflector_corpus.py --split heldout4      # the fourth held-out set (heldout3 is tuning data)
+    python benchmarks/reflector_corpus.py --split heldout5      # the fifth (heldout4, measured once, is tuning data)
 
 Printed: per session and in total, bullets, lessons, lessons caught, precision (keep / bullets), the share
 of bullets stating something false, and per format. Which figures are on tuned data is said in
@@ -101,8 +102,9 @@ SPLITS = {
     "all-seen": ("tune", "heldout", "heldout2"),
     "heldout4": ("heldout4",),
     "before-heldout4": ("tune", "heldout", "heldout2", "heldout3"),
+    "heldout5": ("heldout5",),
 }
-TUNED_ON = {"tune", "heldout", "heldout2", "heldout3", "all-tune", "all-seen", "before-heldout4"}
+TUNED_ON = {"tune", "heldout", "heldout2", "heldout3", "heldout4", "all-tune", "all-seen", "before-heldout4"}
 
 
 def run(
