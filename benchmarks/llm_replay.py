@@ -11,20 +11,24 @@ the known prompts are answered and the new ones recorded (a prompt built from ea
 end-of-session check of the bullets they gave).
 
     from llm_replay import Replay
-    with Replay(record=Path("prompts.jsonl")) as api: ...      # api.url for the Anthropic SDK
-    with Replay(answers=Path("answers.jsonl")) as api: ...
+    with Replay(record=Path("prompts.jsonl")).running() as api: ...      # api.url for the Anthropic SDK
+    with Replay(answers=[Path("answers.jsonl")]).running() as api: ...
+
+The server is the tests' loopback Messages API (``tests/messages_api.py``) with its answers from files.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from tests.messages_api import MessagesAPI, api_error, reply
 
 
 def prompt_key(system: str, prompt: str) -> str:
@@ -41,13 +45,14 @@ def _text_of(body: dict[str, Any]) -> tuple[str, str]:
     return str(system), str(content)
 
 
-class Replay:
-    def __init__(self, record: Path | None = None, answers: Path | Sequence[Path] | None = None) -> None:
-        if record is None and answers is None:
-            raise ValueError("give record (a file to write the prompts to), answers (a file to answer from), or both")
+class Replay(MessagesAPI):
+    def __init__(self, record: Path | None = None, answers: Sequence[Path] = ()) -> None:
+        if record is None and not answers:
+            raise ValueError("give record (a file to write the prompts to), answers (files to answer from), or both")
+        super().__init__()
         self.record = record
         self.answers: dict[str, str] = {}
-        for path in [answers] if isinstance(answers, Path) else answers or []:
+        for path in answers:
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     row = json.loads(line)
@@ -55,65 +60,21 @@ class Replay:
         self.seen: dict[str, int] = {}
         self.unknown = 0
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         system, prompt = _text_of(body)
         key = prompt_key(system, prompt)
         with self._lock:
             first = key not in self.seen
             self.seen[key] = self.seen.get(key, 0) + 1
             if key in self.answers:
-                text = self.answers[key]
-            elif self.record is not None:
-                if first:
-                    with self.record.open("a", encoding="utf-8") as f:
-                        f.write(json.dumps({"key": key, "system": system, "prompt": prompt}, ensure_ascii=False) + "\n")
-                if self.answers:  # answering what is known, recording what follows from those answers
-                    return 500, {"type": "error", "error": {"type": "api_error", "message": f"recorded {key}"}}
-                text = '{"items": []}'
-            else:
+                return reply(body, self.answers[key])
+            if self.record is None:
                 self.unknown += 1
-                return 500, {"type": "error", "error": {"type": "api_error", "message": f"no answer for {key}"}}
-        return 200, {
-            "id": f"msg_{key}",
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model", "replay"),
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": len(prompt) // 4, "output_tokens": len(text) // 4},
-        }
-
-    def __enter__(self) -> Replay:
-        replay = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", 0))
-                status, payload = replay._answer(json.loads(self.rfile.read(length) or b"{}"))
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        assert self._server is not None
-        self._server.shutdown()
-        self._server.server_close()
+                return api_error(f"no answer for {key}")
+            if first:
+                with self.record.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps({"key": key, "system": system, "prompt": prompt}, ensure_ascii=False) + "\n")
+            if self.answers:  # answering what is known, recording what follows from those answers
+                return api_error(f"recorded {key}")
+            return reply(body, '{"items": []}')

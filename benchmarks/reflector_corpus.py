@@ -269,12 +269,13 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.llm_record:
             args.llm_record.unlink(missing_ok=True)
-        with Replay(record=args.llm_record, answers=args.llm_answers) as api, tempfile.TemporaryDirectory() as tmp:
+        replay = Replay(record=args.llm_record, answers=args.llm_answers or ())
+        with replay.running() as api, tempfile.TemporaryDirectory() as tmp:
             store = Path(tmp) if args.store else None
             results = run(args.corpus, args.split, args.judgements, api.url, args.llm_mode, store)
         report(results, args.split, args.llm_mode)
-        calls = sum(api.seen.values())
-        print(f"\nLLM: {calls} calls, {len(api.seen)} distinct prompts, {api.unknown} without an answer")
+        calls = sum(replay.seen.values())
+        print(f"\nLLM: {calls} calls, {len(replay.seen)} distinct prompts, {replay.unknown} without an answer")
         if not args.store:  # the CLI's reflect says these in its own notes
             print(
                 f"{sum(r.fallbacks for r in results)} fallbacks to rules, "

@@ -18,6 +18,25 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+def api_error(message: str) -> tuple[int, dict[str, Any]]:
+    return 500, {"type": "error", "error": {"type": "api_error", "message": message}}
+
+
+def reply(body: dict[str, Any], text: str) -> tuple[int, dict[str, Any]]:
+    """A Messages API answer whose one text block is ``text``."""
+    prompt = str(body["messages"][0]["content"])
+    return 200, {
+        "id": "msg_loopback",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "m"),
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": len(prompt) // 4, "output_tokens": len(text) // 4},
+    }
+
+
 class MessagesAPI:
     def __init__(
         self,
@@ -44,12 +63,12 @@ class MessagesAPI:
     def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         prompt = body["messages"][0]["content"]
         if self.behaviour == "error":
-            return 500, {"type": "error", "error": {"type": "api_error", "message": "boom"}}
+            return api_error("boom")
         if self.behaviour == "slow":
             time.sleep(self.delay)
         if prompt.startswith("Bullets drafted from one coding session"):
             if self.check_fails:
-                return 500, {"type": "error", "error": {"type": "api_error", "message": "boom"}}
+                return api_error("boom")
             count = len(re.findall(r"^\d+\. \(step \d+\) ", prompt, re.M))
             keeps = [self.checks[i] if i < len(self.checks) else True for i in range(count)]
             items = [{"index": i, "keep": k, "why": "" if k else "a later step moved it"} for i, k in enumerate(keeps)]
@@ -113,16 +132,7 @@ class MessagesAPI:
                 )
                 + "\n```"
             )
-        return 200, {
-            "id": "msg_loopback",
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model", "m"),
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": len(prompt) // 4, "output_tokens": len(text) // 4},
-        }
+        return reply(body, text)
 
     @contextmanager
     def running(self) -> Iterator[MessagesAPI]:
