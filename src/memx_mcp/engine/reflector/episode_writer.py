@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ...text.sentences import split_sentences
+from ...text.tokenize import STOP_WORDS
 from .commands import is_question
 
 MAX_BULLET = 400
@@ -56,10 +57,10 @@ def _statements(episode: str) -> str:
 
 
 _WORD = re.compile(r"[^\W\d_]{4,}")
-_COMMON = frozenset(
-    "that this with from when then than they them their there what which while should would could must "
-    "always never every into onto only also just more most less some such each been being were have has "
-    "does done make made uses used using user users want wants asked asks said says here after before".split()
+# the tokenizer's stop words, and the words any bullet about a session uses
+_COMMON = STOP_WORDS | frozenset(
+    "should must always never every onto only also just more most less some such each being done make made uses "
+    "used using user users want wants asked asks said says here after before".split()
 )
 
 

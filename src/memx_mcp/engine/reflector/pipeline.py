@@ -17,7 +17,7 @@ from .detect import detect
 from .distiller import RULE_CLASSES, distill
 from .episode_writer import check_written
 from .llm import Refiner, Verdict
-from .rules import Candidate
+from .rules import Candidate, _context
 from .sanitizer import PrivacySanitizer
 from .transcript import Transcript
 
@@ -114,8 +114,6 @@ class Reflector:
     # -- LLM paths ------------------------------------------------------------------------------------
 
     def _excerpt(self, t: Transcript, step: int, fallback: str = "") -> str:
-        from .rules import _context
-
         return self.sanitizer.mask(fallback or _context(t.steps, step - EVENT_RADIUS, step + EVENT_RADIUS))
 
     def _review(
@@ -217,8 +215,6 @@ class Reflector:
         own = [b for b in report.bullets if b.source == "llm"]
         if not callable(check) or not own:
             return
-        from .rules import _context
-
         step_of: dict[str, int] = {}
         for b in own:
             step_of.setdefault(b.content, b.step)
