@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
@@ -64,12 +64,17 @@ class Refiner(Protocol):
     def merge(self, kept: str, other: str) -> str | None: ...
 
 
-def parse_answer(text: str) -> list[Verdict]:
-    """Validate the model's JSON (it may be wrapped in prose or a code fence)."""
+def _json_object(text: str) -> Any:
+    """The JSON object in a model's answer (it may be wrapped in prose or a code fence)."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the answer")
-    answer = _Answer.model_validate(json.loads(text[start : end + 1]))
+    return json.loads(text[start : end + 1])
+
+
+def parse_answer(text: str) -> list[Verdict]:
+    """Validate the model's JSON (it may be wrapped in prose or a code fence)."""
+    answer = _Answer.model_validate(_json_object(text))
     return [Verdict(i.index, i.keep, i.score, i.bullet.strip(), i.section, i.knowledge_type) for i in answer.items]
 
 
@@ -131,10 +136,7 @@ def check_prompt(later: str, bullets: Sequence[tuple[int, str]]) -> str:
 
 def parse_checks(text: str) -> dict[int, tuple[bool, str]]:
     """Which bullets the model says still hold (index → keep, why); a bullet it does not name is kept."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the answer")
-    checks = _Checks.model_validate(json.loads(text[start : end + 1]))
+    checks = _Checks.model_validate(_json_object(text))
     return {c.index: (c.keep, c.why.strip()) for c in checks.items}
 
 
@@ -154,10 +156,8 @@ MERGE_PROMPT = (
 
 
 def parse_merge(text: str) -> str:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the answer")
-    bullet = json.loads(text[start : end + 1]).get("bullet")
+    found = _json_object(text)
+    bullet = found.get("bullet") if isinstance(found, dict) else None
     if not isinstance(bullet, str) or not bullet.strip() or len(bullet) > 600:
         raise ValueError("no usable bullet in the answer")
     return " ".join(bullet.split())
