@@ -70,7 +70,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home", scope="project:demo")
+    return Settings(home=tmp_path / "home", scope="project:demo", llm_backend="none")
 
 
 @pytest.fixture

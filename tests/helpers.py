@@ -27,7 +27,8 @@ def script(name: str) -> list[str]:
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMX_")}
-    env.update({"MEMX_HOME": str(home), **extra})
+    # no model backend unless a test names one: the user's own CLI or key on this machine never answers a test
+    env.update({"MEMX_HOME": str(home), "MEMX_LLM_BACKEND": "none", **extra})
     return env
 
 

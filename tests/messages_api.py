@@ -22,9 +22,16 @@ def api_error(message: str) -> tuple[int, dict[str, Any]]:
     return 500, {"type": "error", "error": {"type": "api_error", "message": message}}
 
 
+def _text(content: Any) -> str:
+    """A message's text, whether a string or a list of blocks (as Claude Code sends it)."""
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return str(content)
+
+
 def reply(body: dict[str, Any], text: str) -> tuple[int, dict[str, Any]]:
     """A Messages API answer whose one text block is ``text``."""
-    prompt = str(body["messages"][0]["content"])
+    prompt = _text(body["messages"][0]["content"])
     return 200, {
         "id": "msg_loopback",
         "type": "message",
@@ -45,13 +52,16 @@ class MessagesAPI:
         written: list[str] | None = None,
         checks: list[bool] | None = None,
         check_fails: bool = False,
+        lessons: list[dict[str, Any]] | None = None,
     ) -> None:
         self.behaviour = behaviour
         self.delay = delay
         self.written = written or []  # "write": the bullets the LLM writes from an episode, as given
         self.checks = checks or []  # the end-of-session check: keep or not, per bullet (default: keep)
         self.check_fails = check_fails
+        self.lessons = lessons or []  # "session": the lessons every window of a whole session yields
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # of every request, in order (a client's session ids)
         self._server: ThreadingHTTPServer | None = None
 
     @property
@@ -61,9 +71,13 @@ class MessagesAPI:
         return f"http://{host}:{port}"
 
     def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        prompt = body["messages"][0]["content"]
+        prompt = _text(body["messages"][0]["content"])
         if self.behaviour == "error":
             return api_error("boom")
+        if self.behaviour == "limited":
+            return 429, {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}}
+        if self.behaviour == "session":
+            return reply(body, self._session_answer(prompt))
         if self.behaviour == "slow":
             time.sleep(self.delay)
         if prompt.startswith("Bullets drafted from one coding session"):
@@ -134,6 +148,15 @@ class MessagesAPI:
             )
         return reply(body, text)
 
+    def _session_answer(self, prompt: str) -> str:
+        """Session mode's two prompts, and plain text for anything else (a client's own conversation)."""
+        if re.search(r"Part \d+ of \d+ of one coding session", prompt):
+            return json.dumps({"lessons": self.lessons})
+        if "Lessons drafted from one coding session" in prompt:
+            count = len(re.findall(r"^\d+\. \(steps ", prompt, re.M))
+            return json.dumps({"keep": [{"index": i} for i in range(count)], "drop": []})
+        return "Done: the loopback model has nothing more to say."
+
     @contextmanager
     def running(self) -> Iterator[MessagesAPI]:
         api = self
@@ -143,7 +166,11 @@ class MessagesAPI:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 api.requests.append(body)
+                api.headers.append({k.lower(): v for k, v in self.headers.items()})
                 status, payload = api.answer(body)
+                if status == 200 and body.get("stream"):
+                    self._stream(payload)
+                    return
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -153,6 +180,39 @@ class MessagesAPI:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
+
+            def do_GET(self) -> None:
+                data = json.dumps({"type": "error", "error": {"type": "not_found_error", "message": "no"}}).encode()
+                self.send_response(404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, message: dict[str, Any]) -> None:
+                """The answer as the Messages API streams it (server-sent events), as Claude Code asks."""
+                text = "".join(b.get("text", "") for b in message["content"])
+                head = {**message, "content": [], "stop_reason": None}
+                events = [
+                    ("message_start", {"type": "message_start", "message": head}),
+                    ("content_block_start", {"type": "content_block_start", "index": 0,
+                                             "content_block": {"type": "text", "text": ""}}),
+                    ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                             "delta": {"type": "text_delta", "text": text}}),
+                    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                    ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                       "stop_sequence": None}, "usage": message["usage"]}),
+                    ("message_stop", {"type": "message_stop"}),
+                ]  # fmt: skip
+                data = "".join(f"event: {name}\ndata: {json.dumps(e)}\n\n" for name, e in events).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -19,7 +19,7 @@ def test_defaults_follow_the_spec(tmp_path: Path) -> None:
         0.1,
     )
     assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.2)
-    assert s.reflector_mode == "hybrid"
+    assert s.reflector_mode == "auto" and s.hook_reflector_mode == "auto" and s.llm_backend == "auto"
 
 
 def test_environment_overrides_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

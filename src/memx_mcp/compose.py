@@ -28,7 +28,7 @@ from .engine.reflector.sanitizer import PrivacySanitizer
 if TYPE_CHECKING:
     from .engine.reflector.llm import Refiner
 from .memory import Memory
-from .ports import Embedder
+from .ports import Embedder, RefinerFactory
 
 log = logging.getLogger(__name__)
 
@@ -163,16 +163,29 @@ def open_memory(
         embedder,
         cwd=cwd,
         defer_reinforcement=defer_reinforcement,
-        refiners=make_refiner,
+        refiners=refiner_factory(settings),
         teams=teams,
     )
 
 
-def make_refiner(model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]:
-    """Anthropic's refiner, its SDK loaded only when a Reflector mode or a merge asks for an LLM."""
-    from .adapters.anthropic import make_refiner as anthropic
+def refiner_factory(settings: Settings) -> RefinerFactory:
+    """The Reflector's model of this machine's backend (``llm_backend``), its library loaded only when a
+    Reflector mode or a merge asks for one."""
 
-    return anthropic(model, base_url, timeout)
+    def make(model: str, base_url: str, timeout: float, purpose: str = "reflect") -> tuple[Refiner | None, str]:
+        from .adapters.backends import make_refiner
+
+        return make_refiner(settings, model, base_url, timeout, purpose)
+
+    return make
+
+
+def reflector_backend(settings: Settings) -> tuple[str, str]:
+    """The model backend ``auto`` picks on this machine ('' for none, the rules) and why: `memx doctor`."""
+    from .adapters.backends import choose_backend
+
+    choice = choose_backend(settings)
+    return choice.backend, choice.reason
 
 
 def repair_store(settings: Settings) -> RepairResult:
@@ -194,4 +207,12 @@ def sanitizer(settings: Settings) -> PrivacySanitizer:
     return PrivacySanitizer(settings.user_patterns)
 
 
-__all__ = ["REPAIR_HINT", "explain_store_error", "file_lock", "open_memory", "repair_store", "sanitizer"]
+__all__ = [
+    "REPAIR_HINT",
+    "explain_store_error",
+    "file_lock",
+    "open_memory",
+    "reflector_backend",
+    "repair_store",
+    "sanitizer",
+]

@@ -16,7 +16,11 @@ from .domain.catalog import CuratorDefaults, spec
 from .domain.errors import InvalidInputError
 
 ENV_PREFIX = "MEMX_"
-REFLECTOR_MODES = ("rules", "hybrid", "llm")
+# Set in the environment of a model call memx starts (a coding CLI in headless mode): every memx hook that
+# sees it returns at once, so a child session never starts another reflection.
+CHILD_MARKER = "MEMX_REFLECTING"
+REFLECTOR_MODES = ("auto", "rules", "session", "hybrid", "llm")
+LLM_BACKENDS = ("auto", "anthropic", "openai", "claude-cli", "codex-cli", "gemini-cli", "none")
 MERGE_STRATEGIES = ("keep_best", "merge_content")
 
 
@@ -57,9 +61,51 @@ class Settings:
         },
     )
     embed_threads: int = field(default=1, metadata={"doc": "cores the model may use (MiniLM: one session per core)"})
-    reflector_mode: str = field(default="hybrid", metadata={"doc": "Reflector mode: rules, hybrid or llm"})
+    reflector_mode: str = field(
+        default="auto",
+        metadata={
+            "doc": "Reflector mode: auto (a model reads the whole session when `llm_backend` finds one, else "
+            "rules), session, rules, hybrid or llm (one call per event)"
+        },
+    )
     hook_reflector_mode: str = field(
-        default="rules", metadata={"doc": "Reflector mode of the Claude Code session-end hook (fast by default)"}
+        default="auto",
+        metadata={"doc": "Reflector mode of the clients' session-end hooks (a model's reading runs detached)"},
+    )
+    llm_backend: str = field(
+        default="auto",
+        metadata={
+            "doc": "which model reads sessions: auto (the first of anthropic, openai, claude-cli, codex-cli, "
+            "gemini-cli that this machine has), one of them, or none (rules only)"
+        },
+    )
+    openai_base_url: str = field(
+        default="",
+        metadata={
+            "doc": "an OpenAI-compatible endpoint for the Reflector (Ollama http://127.0.0.1:11434/v1, llama.cpp, "
+            "LM Studio, a hosted one); its key from MEMX_OPENAI_API_KEY or OPENAI_API_KEY if it needs one"
+        },
+    )
+    openai_model: str = field(default="", metadata={"doc": "model name at openai_base_url (required with it)"})
+    cli_model: str = field(
+        default="",
+        metadata={
+            "doc": "model the coding CLI backends ask for; empty: claude-cli uses llm_model, codex and gemini their own"
+        },
+    )
+    cli_paths: str = field(
+        default="",
+        metadata={"doc": "where the coding CLIs are, `claude=/path;codex=/path` (empty: found on PATH)"},
+    )
+    session_window_chars: int = field(
+        default=40_000,
+        metadata={
+            "doc": "characters of condensed session one call reads (about 10k tokens; lower it for a small local "
+            "model's context)"
+        },
+    )
+    session_timeout: float = field(
+        default=240.0, metadata={"doc": "seconds one whole-session reading call may take before rules take over"}
     )
     inject_session_tokens: int = field(
         default=800, metadata={"doc": "token budget of the context a Claude Code SessionStart hook injects"}
@@ -174,6 +220,12 @@ class Settings:
     def __post_init__(self) -> None:
         if self.reflector_mode not in REFLECTOR_MODES or self.hook_reflector_mode not in REFLECTOR_MODES:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
+        if self.llm_backend not in LLM_BACKENDS:
+            raise InvalidInputError(f"llm_backend must be one of {', '.join(LLM_BACKENDS)}")
+        if self.openai_base_url and not self.openai_model:
+            raise InvalidInputError("openai_base_url is set but openai_model is empty: name the model to ask")
+        if self.session_window_chars < 4000:
+            raise InvalidInputError("session_window_chars must be at least 4000")
         if self.merge_strategy not in MERGE_STRATEGIES:
             raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")
         for t in (self.curator_thresholds(), self.curator_thresholds(cjk=True)):

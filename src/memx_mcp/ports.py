@@ -35,12 +35,15 @@ def embed(embedder: Embedder, texts: Sequence[str], kind: EmbedKind) -> list[tup
 
 
 class RefinerFactory(Protocol):
-    """Makes the Reflector's LLM (``adapters/anthropic``): None and the reason when there is none."""
+    """Makes the Reflector's model (``adapters/backends``): None and the reason when there is none. A merge
+    (``purpose="merge"``) runs under the write lock and gets only a fast HTTP backend."""
 
-    def __call__(self, model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]: ...
+    def __call__(
+        self, model: str, base_url: str, timeout: float, purpose: str = "reflect"
+    ) -> tuple[Refiner | None, str]: ...
 
 
-def no_refiner(model: str, base_url: str, timeout: float) -> tuple[Refiner | None, str]:
+def no_refiner(model: str, base_url: str, timeout: float, purpose: str = "reflect") -> tuple[Refiner | None, str]:
     return None, "no LLM is wired in: the Reflector ran in rules mode"
 
 

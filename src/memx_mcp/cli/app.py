@@ -462,6 +462,8 @@ def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) 
         if args.client != "claude-code":
             from ..hooks import session_end
 
+            if args.client == "worker":
+                return session_end.work(settings)
             return session_end.run(args.client, settings, argument=args.notification)
         from ..hooks import claude_code
 

@@ -127,13 +127,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="Claude Code or Codex CLI JSONL, Aider, SpecStory or session-export markdown, a JSON message list or text",
     )
-    p.add_argument("--mode", choices=["rules", "hybrid", "llm"], help="default: MEMX_REFLECTOR_MODE (hybrid)")
+    p.add_argument(
+        "--mode",
+        choices=["auto", "session", "rules", "hybrid", "llm"],
+        help="default: MEMX_REFLECTOR_MODE (auto: the model memx finds reads the whole session, else rules)",
+    )
     p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")
 
     add("sanitize", "mask secrets and personal data: stdin to stdout", "memx sanitize < notes.txt", unscoped)
 
     p = add("hook", "run as a client hook (hook JSON on stdin)", "memx hook claude-code < event.json", unscoped)
-    p.add_argument("client", choices=["claude-code", "cursor", "codex", "gemini"])
+    p.add_argument("client", choices=["claude-code", "cursor", "codex", "gemini", "worker"])
     p.add_argument("notification", nargs="?", help="Codex CLI: the notification JSON (its notify program's argument)")
 
     for name, text in (("install", "add memx to a client"), ("uninstall", "remove memx from a client")):

@@ -55,6 +55,10 @@ def _print(event: str, text: str, as_json: bool, out: IO[str]) -> None:
 
 def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False, stdout: IO[str] | None = None) -> int:
     """Handle one hook call. Whatever happens, return 0."""
+    from .sessions import is_child
+
+    if is_child():  # a model call memx started fires hooks too: nothing of it is read or injected
+        return 0
     log = logger(settings)
     try:
         payload: Any = json.loads((stdin or sys.stdin).read(MAX_STDIN) or "{}")

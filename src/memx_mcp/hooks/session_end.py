@@ -104,6 +104,10 @@ def _session(client: str, payload: Mapping[str, Any]) -> tuple[str, str, Path | 
 
 def run(client: str, settings: Settings, stdin: IO[str] | None = None, argument: str | None = None) -> int:
     """Handle one call of ``client``'s hook (Codex: ``argument`` is the notification). Returns 0 always."""
+    from .sessions import is_child
+
+    if is_child():  # a model call memx started (codex exec, gemini -p) ends too: it is not a session to read
+        return 0
     log = logger(settings)
     try:
         payload = _read(client, stdin, argument)
@@ -120,4 +124,14 @@ def run(client: str, settings: Settings, stdin: IO[str] | None = None, argument:
         reflect_session(settings, f"{client} {event}", path, key, cwd, log)
     except Exception as exc:  # fail open: the client must never see an error from memx
         log.warning("%s hook failed open: %s: %s", client, type(exc).__name__, exc)
+    return 0
+
+
+def work(settings: Settings) -> int:
+    """``memx hook worker``: read the queued sessions (``queue.py``), detached from any hook. Returns 0."""
+    from . import queue
+    from .sessions import is_child, reflect_now
+
+    if not is_child():
+        queue.work(settings, logger(settings), reflect_now)
     return 0

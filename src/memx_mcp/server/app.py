@@ -304,7 +304,10 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
                 " …) or in the project's repository",
             ),
         ] = None,
-        mode: Annotated[Literal["rules", "hybrid", "llm"] | None, Field(description="default hybrid")] = None,
+        mode: Annotated[
+            Literal["auto", "session", "rules", "hybrid", "llm"] | None,
+            Field(description="default auto: the model memx finds reads the whole session, else rules"),
+        ] = None,
         dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
         scope: Scope = None,
     ) -> Annotated[CallToolResult, ReflectOut]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
+KNOWN_BULLETS = 200  # of the target scope, the newest, handed to session mode (it shows the model 60)
 UNREAD = "not a session format memx reads (Claude Code or Codex JSONL, Aider, SpecStory, session-export markdown)"
 
 
@@ -141,20 +142,28 @@ def transcript_key(text: str, session_id: str, path: Path | None) -> str:
 
 
 def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
+    from ..config import REFLECTOR_MODES
+    from ..engine.reflector.llm import ENABLE_LEARNING
     from ..engine.reflector.pipeline import Reflector  # the rules load with the first reflect, not at start-up
 
     settings = deps.settings
     chosen = mode or settings.reflector_mode
-    if chosen not in ("rules", "hybrid", "llm"):
-        raise InvalidInputError(f"mode must be rules, hybrid or llm, not {chosen!r}")
+    if chosen not in REFLECTOR_MODES:
+        raise InvalidInputError(f"mode must be one of {', '.join(REFLECTOR_MODES)}, not {chosen!r}")
     notes: list[str] = []
     refiner = None
     if chosen != "rules":
-        refiner, note = deps.refiners(settings.llm_model, settings.llm_base_url, settings.llm_timeout)
+        whole = chosen in ("auto", "session")
+        timeout = settings.session_timeout if whole else settings.llm_timeout
+        refiner, note = deps.refiners(settings.llm_model, settings.llm_base_url, timeout)
         if note:
             notes.append(note)
+    if refiner is None:
+        notes.append(f"rules mode, the quiet floor: it keeps little and rarely anything false; {ENABLE_LEARNING}")
     sanitizer = deps.sanitizer.learning(text) if text else deps.sanitizer
-    return Reflector(sanitizer, chosen, refiner, settings.min_score, writes=True), notes
+    effective = "session" if chosen == "auto" else chosen
+    window = settings.session_window_chars
+    return Reflector(sanitizer, effective, refiner, settings.min_score, writes=True, window_chars=window), notes
 
 
 def _is_dir(text: str) -> bool:
@@ -193,7 +202,9 @@ def reflect(
     key = session_key or transcript_key(text, transcript.session_id, path)
     start = 0 if dry_run else deps.store.reflected_upto(key)
     reflector, notes = make_reflector(deps, mode, transcript.text)  # learns from what bullets quote
-    report = reflector.reflect(transcript, start, progress)
+    target = _scope_for(deps, scope, transcript.cwd)
+    known = [b.content for b in deps.store.active_in([str(target)])] if reflector.mode == "session" else []
+    report = reflector.reflect(transcript, start, progress, known=known[-KNOWN_BULLETS:])
     report.notes.extend(notes)
     if transcript.skipped_lines:
         report.notes.append(f"{transcript.skipped_lines} malformed line(s) skipped")
@@ -201,14 +212,17 @@ def reflect(
         report.notes.append(
             f"{len(text) // 1024} KB read as {transcript.format!r} gave {len(transcript.steps)} step(s): {UNREAD}"
         )
-    target = _scope_for(deps, scope, transcript.cwd)
     result = ReflectResult(key, str(target), start, dry_run, report)
     if dry_run:
         return result
+    if report.deferred:  # a rate limit: nothing is stored and the session stays unreflected, for later
+        report.notes.append(f"the session was left for later: {report.deferred}")
+        return result
     ready = []
+    client = transcript.format  # claude-code, codex, cursor, gemini, aider, specstory …
     for d in list(report.bullets):
         try:
-            ready.append(checked(deps, draft(d, key), target))
+            ready.append(checked(deps, draft(d, provenance(key, d.evidence, client)), target))
         except InvalidInputError as exc:  # a bullet the write path refuses is dropped, with the reason
             report.bullets.remove(d)
             report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
@@ -216,6 +230,12 @@ def reflect(
     outcomes = write(deps, ready, then=lambda: deps.store.mark_reflected(key, steps))
     result.stored = [o for o in outcomes if o]
     return result
+
+
+def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
+    """Where a bullet came from: the transcript key, the steps that show it (session mode), the client."""
+    shown = ",".join(map(str, steps[:12])) + ("…" if len(steps) > 12 else "")
+    return " · ".join(p for p in (key, f"steps {shown}" if steps else "", client) if p)
 
 
 def draft(d: Distilled, origin: str) -> Draft:

@@ -158,7 +158,7 @@ def _llm_merged(deps: Deps, merged: Bullet, existing: Bullet, new: Bullet) -> Bu
     if settings.reflector_mode == "rules":
         return merged
     # This runs under the store's write lock: keep the wait short so other writers are not held up.
-    refiner, _ = deps.refiners(settings.llm_model, settings.llm_base_url, min(settings.llm_timeout, 5.0))
+    refiner, _ = deps.refiners(settings.llm_model, settings.llm_base_url, min(settings.llm_timeout, 5.0), "merge")
     if refiner is None:
         return merged
     kept, other = (new, existing) if merged.content.startswith(new.content.strip()) else (existing, new)

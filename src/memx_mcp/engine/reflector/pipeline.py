@@ -9,17 +9,19 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...domain.models import KnowledgeType, Section
 from .classify import classify, extract_metadata, instructivity
+from .condense import condense, max_windows_for
 from .detect import detect
 from .distiller import RULE_CLASSES, distill
 from .episode_writer import check_written
-from .llm import Refiner, Verdict
+from .llm import RateLimited, Refiner, Verdict
 from .rules import Candidate, _context
 from .sanitizer import PrivacySanitizer
-from .transcript import Transcript
+from .session_reading import Lesson, evidence_problem
+from .transcript import Step, Transcript
 
 log = logging.getLogger(__name__)
 EVENT_RADIUS = 2  # steps either side of an event sent as its excerpt
@@ -42,6 +44,7 @@ class Distilled:
     tools: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    evidence: tuple[int, ...] = ()  # session mode: the steps that show the problem, the change, the success
 
 
 @dataclass(frozen=True)
@@ -65,10 +68,27 @@ class ReflectReport:
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
     fallbacks: int = 0
+    windows: int = 0  # session mode: the parts of the condensed session the model read
+    condensed_chars: int = 0
+    deferred: str = ""  # why the session was left for later (a rate limit): nothing of it is kept
+    retry_after: float = 0.0
     notes: list[str] = field(default_factory=list)
 
 
 Progress = Callable[[int, int], None]
+
+
+KNOWN_LIMIT = 60  # bullets of the target scope shown to the consolidation call
+
+
+def mask_step(sanitizer: PrivacySanitizer, s: Step) -> Step:
+    """The step with every text a model could see (and a lesson could quote) masked."""
+    inputs = {k: sanitizer.mask(v) if isinstance(v, str) else v for k, v in s.tool_input.items()}
+    return replace(s, text=sanitizer.mask(s.text), result=sanitizer.mask(s.result), tool_input=inputs)
+
+
+def _first(lesson: Lesson, default: int) -> int:
+    return lesson.steps[0] if lesson.steps else default
 
 
 class Reflector:
@@ -79,20 +99,28 @@ class Reflector:
         refiner: Refiner | None = None,
         min_score: float = 30.0,
         writes: bool = False,
+        window_chars: int = 40_000,
     ) -> None:
         self.sanitizer = sanitizer
         self.mode = mode
         self.refiner = refiner
         self.min_score = min_score
         self.writes = writes  # hybrid: the LLM writes the bullets from the whole episode (drafts as hints)
+        self.window_chars = window_chars  # session mode: the most of the condensed session one call reads
 
-    def reflect(self, t: Transcript, start_step: int = 0, progress: Progress | None = None) -> ReflectReport:
+    def reflect(
+        self, t: Transcript, start_step: int = 0, progress: Progress | None = None, known: Sequence[str] = ()
+    ) -> ReflectReport:
+        """``known``: what the store already holds for the target scope (session mode weighs its lessons
+        against it)."""
         mode = self.mode if self.refiner is not None else "rules"
         report = ReflectReport(mode=mode, steps=len(t.steps))
         candidates = detect(t, start_step)
         report.candidates = len(candidates)
         if mode == "llm":
             self._llm_mode(t, start_step, candidates, report, progress)
+        elif mode == "session":
+            self._session_mode(t, start_step, candidates, report, known, progress)
         else:
             by_event: dict[int, list[Candidate]] = defaultdict(list)
             for c in candidates:
@@ -207,6 +235,117 @@ class Reflector:
                 progress(n, len(events))
         self._check_at_end(t, report)
 
+    def _session_mode(
+        self,
+        t: Transcript,
+        start: int,
+        candidates: list[Candidate],
+        report: ReflectReport,
+        known: Sequence[str],
+        progress: Progress | None,
+    ) -> None:
+        """The whole session, condensed and masked, read a window at a time; each lesson kept only on its
+        evidence; then one call weighs the kept lessons against each other and the store. A window whose
+        call fails gets the rules' view of its steps; a rate limit leaves the whole session for later."""
+        assert self.refiner is not None
+        read = getattr(self.refiner, "lessons", None)
+        if not callable(read):
+            report.notes.append("this model cannot read whole sessions: the rules' view was kept")
+            self.keep_rules(candidates, report)
+            return
+        masked = [mask_step(self.sanitizer, s) for s in t.steps[start:]]
+        by_index = {s.index: s for s in masked}
+        raw = sum(len(x) for s in masked for x in s.texts)
+        c = condense(masked, lambda x: x, self.window_chars, max_windows_for(raw))
+        report.windows, report.events, report.condensed_chars = len(c.windows), len(c.windows), c.chars
+        kept: list[Lesson] = []
+        for n, w in enumerate(c.windows, 1):
+            try:
+                lessons = read(w.text, n, len(c.windows))
+            except RateLimited as exc:
+                report.deferred, report.retry_after = str(exc) or "rate limited", exc.retry_after
+                report.bullets.clear()
+                return
+            if lessons is None:
+                report.fallbacks += 1
+                self.keep_rules([x for x in candidates if w.first <= x.step <= w.last], report)
+            for lesson in lessons or ():
+                why = evidence_problem(lesson, by_index, w.first, w.last)
+                if why:
+                    report.dropped.append(Dropped("session", _first(lesson, w.first), lesson.text[:400], why))
+                else:
+                    kept.append(lesson)
+            if progress:
+                progress(n, len(c.windows))
+        last = masked[-1].index if masked else start
+        for lesson in self._consolidated(kept, known, by_index, start, last, len(c.windows), report):
+            self._add_lesson(lesson, t, report)
+
+    def _consolidated(
+        self,
+        kept: list[Lesson],
+        known: Sequence[str],
+        by_index: dict[int, Step],
+        first: int,
+        last: int,
+        windows: int,
+        report: ReflectReport,
+    ) -> list[Lesson]:
+        """The lessons after one call against each other and the store (skipped where one window saw the
+        whole session, the store holds nothing and there is one lesson). A merged sentence must stand on the
+        evidence of the lessons it merges, else the lesson stays as it was."""
+        consolidate = getattr(self.refiner, "consolidate", None)
+        if not kept or not callable(consolidate) or (windows == 1 and not known and len(kept) == 1):
+            return kept
+        try:
+            decisions = consolidate(kept, list(known)[:KNOWN_LIMIT])
+        except RateLimited:
+            decisions = None
+        if decisions is None:
+            report.notes.append(f"{len(kept)} lesson(s) kept unconsolidated: the consolidation call failed")
+            return kept
+        out: list[Lesson] = []
+        for d in decisions:
+            lesson = kept[d.index]
+            if not d.keep:
+                report.dropped.append(
+                    Dropped("session", _first(lesson, first), lesson.text[:400], f"LLM: {d.why[:200]}")
+                )
+                continue
+            if d.text and (d.text != lesson.text or d.merged):
+                parts = [lesson, *(kept[m] for m in d.merged)]
+                joined = replace(
+                    lesson,
+                    text=d.text,
+                    problem_steps=tuple(sorted({n for p in parts for n in p.steps})),
+                    cites=tuple(dict.fromkeys(c for p in parts for c in p.cites)),
+                )
+                why = evidence_problem(joined, by_index, first, last)
+                if not why:
+                    out.append(joined)
+                    continue
+                report.notes.append(f"a consolidated lesson was refused ({why}); its first draft was kept")
+            out.append(lesson)
+        return out
+
+    def _add_lesson(self, lesson: Lesson, t: Transcript, report: ReflectReport) -> None:
+        content = self.sanitizer.mask(lesson.text)
+        step = lesson.steps[0]
+        turn = t.steps[step].turn if 0 <= step < len(t.steps) else 0
+        self._add(
+            report,
+            content,
+            "session",
+            step,
+            turn,
+            round(lesson.score, 1),
+            0.75,
+            "llm",
+            lesson.section,
+            lesson.knowledge_type,
+            lesson.steps,
+        )
+
     def _check_at_end(self, t: Transcript, report: ReflectReport) -> None:
         """The session's llm bullets, each once, against what happened after the first of them to the end:
         a bullet a later step overturned (or a guess told as a fact) is dropped with the model's reason.
@@ -260,6 +399,7 @@ class Reflector:
         source: str,
         section: Section | None,
         ktype: KnowledgeType | None,
+        evidence: tuple[int, ...] = (),
     ) -> None:
         """Keep a sanitized bullet, or drop it with the reason when its score is under min_score."""
         if score < self.min_score:
@@ -281,10 +421,16 @@ class Reflector:
                 meta.tools,
                 meta.entities,
                 meta.tags,
+                evidence,
             )
         )
 
     # -- scoring and keeping --------------------------------------------------------------------------
+
+    def keep_rules(self, candidates: Sequence[Candidate], report: ReflectReport) -> None:
+        """The rules' view of part of a session, where the model could not be asked."""
+        for c in candidates:
+            self._keep(c, None, False, report)
 
     def _keep(self, c: Candidate, verdict: Verdict | None, reviewed: bool, report: ReflectReport) -> None:
         try:

@@ -1,0 +1,300 @@
+"""Session mode: a model reads the whole condensed session, a window at a time, and names the durable
+lessons with their outcome and the steps that show them; one more call weighs them against each other and
+against what the store already holds. Nothing it says is trusted: every lesson must cite steps whose
+text contains what it quotes, and a fix must show a success after the change it credits.
+
+The checks are mechanical (``evidence_problem``), so a lesson without evidence is dropped with its reason
+whatever the model thought of it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+
+from ...domain.models import KnowledgeType, Section
+from .commands import is_question
+from .episode_writer import MAX_BULLET
+from .llm import _json_object
+from .transcript import Step
+
+Outcome = Literal["success", "partial", "failed", "uncertain"]
+FIX_KINDS = frozenset({"fix", "workaround", "config"})
+SAID_KINDS = frozenset({"convention", "preference"})
+KINDS = FIX_KINDS | SAID_KINDS | {"fact", "tool"}
+
+SESSION_SYSTEM = (
+    "You curate a long-term memory for an AI coding assistant. You read a coding session and keep only "
+    "what will help in future sessions of the same project, with the evidence for it. Never include secrets. "
+    "Answer with JSON only."
+)
+
+WINDOW_PROMPT = (
+    "Part {part} of {parts} of one coding session, every step numbered [N] (user and assistant messages, "
+    "tool calls with their result: ok or FAILED; long outputs shortened, repeats folded):\n<session>\n"
+    "{window}\n</session>\n\n"
+    "List the durable lessons of this part: an error and the change that fixed it, a workaround, a "
+    "configuration value that had to change, a command that must be run a particular way, a project "
+    "convention or a user preference the user stated or confirmed, a non-obvious fact about a tool or the "
+    "project. Leave out what only concerns the one task being done, chatter, plans, and what the assistant "
+    "only proposed or guessed. For each lesson give: lesson (one self-contained sentence of at most 300 "
+    "characters, 'When X, do Y, because Z' where the cause is shown; commands, files and identifiers quoted "
+    "verbatim from the steps, invent none), kind (fix, workaround, config, convention, preference, fact, "
+    "tool), outcome (success: the steps show it working, or the user stated or confirmed it; partial; failed; "
+    "uncertain: the outcome is not shown), problem_steps (the steps that show the problem or where it was "
+    "said), change_step (the step of the change credited, for fix/workaround/config), success_step (the first "
+    "later step that shows it worked), cites (1-3 short strings copied exactly from those steps: the command, "
+    "error, file or identifier the lesson rests on), section (COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, "
+    "TOOLS, PATTERNS, PREFERENCES, GENERAL), knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE), "
+    "score (0-100: how useful in a future session). An interrupted or cut-off action did not succeed; a "
+    "later step that undoes or contradicts a lesson makes it failed. "
+    'Answer {{"lessons": [...]}}; {{"lessons": []}} when nothing durable happened.'
+)
+
+CONSOLIDATE_PROMPT = (
+    "Lessons drafted from one coding session, each with the steps it rests on:\n{drafted}\n\n"
+    "What the memory already holds for this project:\n{known}\n\n"
+    "Decide which lessons to store. Drop a lesson that the memory already holds (same fact), that another "
+    "lesson of the list overturns or repeats (keep the later, more complete one), or that is not durable "
+    "knowledge for future sessions. Lessons that say the same may be merged into one sentence using only "
+    "their words. Answer "
+    '{{"keep": [{{"index": 0, "lesson": "final sentence", "merged": [other indices merged into it]}}], '
+    '"drop": [{{"index": 1, "why": "known | overturned | repeat | not durable: ..."}}]}}; every index once.'
+)
+
+
+class _Lesson(BaseModel):
+    lesson: str = Field(max_length=1200)
+    kind: str = "fact"
+    outcome: str = "uncertain"
+    problem_steps: list[int] = Field(default_factory=list, max_length=40)
+    change_step: int | None = None
+    success_step: int | None = None
+    cites: list[str] = Field(default_factory=list, max_length=10)
+    section: Section | None = None
+    knowledge_type: KnowledgeType | None = None
+    score: float = Field(default=60.0, ge=0, le=100)
+
+    @field_validator("section", "knowledge_type", mode="before")
+    @classmethod
+    def _known_label_or_none(cls, value: object, info: ValidationInfo) -> object:
+        allowed = Section if info.field_name == "section" else KnowledgeType
+        label = str(value).strip().upper() if value is not None else ""
+        return label if label in allowed.__members__ else None
+
+    @field_validator("kind", "outcome", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return str(value or "").strip().lower()
+
+    @field_validator("problem_steps", mode="before")
+    @classmethod
+    def _ints(cls, value: object) -> object:
+        if isinstance(value, int):
+            return [value]
+        return [v for v in value if isinstance(v, int)] if isinstance(value, list) else []
+
+    @field_validator("change_step", "success_step", mode="before")
+    @classmethod
+    def _int_or_none(cls, value: object) -> object:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class _Lessons(BaseModel):
+    lessons: list[_Lesson] = Field(default_factory=list, max_length=40)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    text: str
+    kind: str
+    outcome: str
+    problem_steps: tuple[int, ...]
+    change_step: int | None
+    success_step: int | None
+    cites: tuple[str, ...]
+    section: Section | None = None
+    knowledge_type: KnowledgeType | None = None
+    score: float = 60.0
+
+    @property
+    def steps(self) -> tuple[int, ...]:
+        """Every step the lesson rests on, in order."""
+        cited = {*self.problem_steps, *(s for s in (self.change_step, self.success_step) if s is not None)}
+        return tuple(sorted(cited))
+
+
+def window_prompt(window: str, part: int, parts: int) -> str:
+    return WINDOW_PROMPT.format(window=window, part=part, parts=parts)
+
+
+def parse_lessons(text: str) -> list[Lesson]:
+    answer = _Lessons.model_validate(_json_object(text))
+    return [
+        Lesson(
+            " ".join(x.lesson.split()),
+            x.kind if x.kind in KINDS else "fact",
+            x.outcome,
+            tuple(x.problem_steps),
+            x.change_step,
+            x.success_step,
+            tuple(c for c in (" ".join(c.split()) for c in x.cites) if c),
+            x.section,
+            x.knowledge_type,
+            x.score,
+        )
+        for x in answer.lessons
+    ]
+
+
+@dataclass(frozen=True)
+class Decision:
+    index: int
+    keep: bool
+    text: str = ""
+    merged: tuple[int, ...] = ()
+    why: str = ""
+
+
+class _Keep(BaseModel):
+    index: int = Field(ge=0)
+    lesson: str = Field(default="", max_length=1200)
+    merged: list[int] = Field(default_factory=list, max_length=40)
+
+
+class _Drop(BaseModel):
+    index: int = Field(ge=0)
+    why: str = Field(default="", max_length=600)
+
+
+class _Consolidated(BaseModel):
+    keep: list[_Keep] = Field(default_factory=list, max_length=80)
+    drop: list[_Drop] = Field(default_factory=list, max_length=80)
+
+
+def consolidate_prompt(lessons: Sequence[Lesson], known: Sequence[str]) -> str:
+    drafted = "\n".join(f"{i}. (steps {', '.join(map(str, x.steps))}) {x.text}" for i, x in enumerate(lessons))
+    listed = "\n".join(f"- {k}" for k in known) or "(nothing yet)"
+    return CONSOLIDATE_PROMPT.format(drafted=drafted, known=listed)
+
+
+def parse_consolidated(text: str, count: int) -> list[Decision]:
+    """The model's decision on each of ``count`` lessons; an index it names twice counts once, one it does
+    not name is kept as it was (the call weighs lessons, it does not get to lose them by omission)."""
+    answer = _Consolidated.model_validate(_json_object(text))
+    decided: dict[int, Decision] = {}
+    for d in answer.drop:
+        if d.index < count:
+            decided.setdefault(d.index, Decision(d.index, False, why=d.why.strip()))
+    for k in answer.keep:
+        if k.index >= count or k.index in decided:
+            continue
+        merged = tuple(m for m in k.merged if 0 <= m < count and m != k.index)
+        decided[k.index] = Decision(k.index, True, " ".join(k.lesson.split()), merged)
+        for m in merged:
+            decided.setdefault(m, Decision(m, False, why=f"merged into {k.index}"))
+    return [decided.get(i, Decision(i, True)) for i in range(count)]
+
+
+# -- evidence --------------------------------------------------------------------------------------------
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_CONFIRM = re.compile(
+    r"\b(?:works?|worked|working|fixed|great|perfect|thanks?|thank you|yes|good|nice|passes|passed|looks good|lgtm)\b|"
+    r"(?:好了|可以了|成功|谢谢|行了|没问题|できました|動きました|ありがとう|直りました|OK)",
+    re.I,
+)
+_FAILURE_TEXT = re.compile(
+    r"\b(?:still|again)\b.{0,40}\b(?:fail|error|broken|wrong)|\bdoesn'?t work\b|\bnot work", re.I
+)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _step_text(s: Step) -> str:
+    return _norm("\n".join(s.texts))
+
+
+def _shows_success(s: Step) -> bool:
+    """A step that can show a change worked: a tool call that did not fail, or the user saying it did."""
+    if s.role == "tool":
+        return not s.is_error
+    if s.role == "user":
+        return bool(_CONFIRM.search(s.text)) and not _FAILURE_TEXT.search(s.text)
+    return False
+
+
+def _later_failure(steps: Mapping[int, Step], success: Step, last: int) -> int | None:
+    """A later run of the command that showed the success, failing, with no success of it after that."""
+    command = success.command.strip()
+    if success.role != "tool" or not command:
+        return None
+    verdict: int | None = None
+    for i in range(success.index + 1, last + 1):
+        s = steps.get(i)
+        if s is None or s.role != "tool" or s.command.strip() != command:
+            continue
+        verdict = i if s.is_error else None
+    return verdict
+
+
+def evidence_problem(lesson: Lesson, steps: Mapping[int, Step], first: int, last: int) -> str:
+    """Why ``lesson`` cannot be kept ('' when it can): it must name steps of its window whose text holds what
+    it quotes; a fix must credit a change that did not fail and show a success after it that no later run
+    undid; a convention or preference must be said by the user."""
+    text = lesson.text
+    if not text:
+        return "empty"
+    if len(text) > MAX_BULLET:
+        return f"longer than {MAX_BULLET} characters"
+    if is_question(text):
+        return "it is a question"
+    if lesson.outcome != "success":
+        return f"outcome {lesson.outcome or 'not given'}: only what the session shows working is kept"
+    cited = lesson.steps
+    if not cited:
+        return "names no step as evidence"
+    outside = [n for n in cited if not (first <= n <= last) or n not in steps]
+    if outside:
+        return f"cites step {outside[0]}, which is not in the part it was read from"
+    evidence = "\n".join(_step_text(steps[n]) for n in cited)
+    quotes = [*lesson.cites, *_CODE.findall(text)]
+    if not quotes:
+        return "quotes nothing from its steps (no command, error, file or identifier)"
+    missing = [q for q in quotes if _norm(q) not in evidence]
+    if missing:
+        return f"quotes {missing[0][:80]!r}, which its steps {', '.join(map(str, cited))} do not contain"
+    if lesson.kind in FIX_KINDS:
+        return _fix_problem(lesson, steps, last)
+    if lesson.kind in SAID_KINDS and not any(steps[n].role == "user" for n in cited):
+        return f"a {lesson.kind} must rest on what the user said; its steps are the assistant's or tools'"
+    return ""
+
+
+def _fix_problem(lesson: Lesson, steps: Mapping[int, Step], last: int) -> str:
+    change, success = lesson.change_step, lesson.success_step
+    if change is None or success is None:
+        return f"a {lesson.kind} needs the step of the change and the step that shows it worked"
+    if success <= change:
+        return f"the success (step {success}) is not after the change (step {change})"
+    if steps[change].role == "tool" and steps[change].is_error:
+        return f"the change credited (step {change}) failed"
+    if not _shows_success(steps[success]):
+        return f"step {success} does not show a success"
+    undone = _later_failure(steps, steps[success], last)
+    if undone is not None:
+        return f"step {undone} runs the same command again and it fails"
+    return ""
+
+
+@dataclass
+class SessionLessons:
+    """What the windows gave: the lessons that stand on their evidence, in session order."""
+
+    kept: list[Lesson] = field(default_factory=list)
+    dropped: list[tuple[Lesson, str]] = field(default_factory=list)
