@@ -280,8 +280,8 @@ def _fix_problem(lesson: Lesson, steps: Mapping[int, Step], last: int) -> str:
     change, success = lesson.change_step, lesson.success_step
     if change is None or success is None:
         return f"a {lesson.kind} needs the step of the change and the step that shows it worked"
-    if success <= change:
-        return f"the success (step {success}) is not after the change (step {change})"
+    if success < change or (success == change and steps[change].role != "tool"):
+        return f"the success (step {success}) is not after the change (step {change})"  # a run can be both
     if steps[change].role == "tool" and steps[change].is_error:
         return f"the change credited (step {change}) failed"
     if not _shows_success(steps[success]):
