@@ -58,6 +58,12 @@ class CLIRefiner(PromptRefiner):
         argv = [self.program, "--output-format", "json", *(["-m", self.model] if self.model else [])]
         return [*argv, "-p", f"{system}\n\n{prompt}"], ""
 
+    def environment(self) -> dict[str, str]:
+        env = child_environment()
+        if self.backend == "claude-cli":  # no session title or other calls beside the one asked for
+            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        return env
+
     def complete(self, system: str, prompt: str, max_tokens: int) -> str:
         with tempfile.TemporaryDirectory(prefix="memx-model-") as folder:
             answer_file = Path(folder) / "answer.txt"
@@ -72,7 +78,7 @@ class CLIRefiner(PromptRefiner):
                     errors="replace",
                     timeout=self.timeout,
                     cwd=folder,
-                    env=child_environment(),
+                    env=self.environment(),
                     start_new_session=True,  # a hook's deadline killing memx never leaves this child behind
                 )
             except subprocess.TimeoutExpired as exc:
