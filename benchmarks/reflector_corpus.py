@@ -83,8 +83,10 @@ class SessionResult:
     error: str = ""
     notes: list[str] = field(default_factory=list)
     llm_calls: int = 0
+    llm_input_tokens: int = 0
     fallbacks: int = 0
     rejected: int = 0
+    chars: int = 0  # of the transcript file
 
 
 def catches(bullet: str, lesson: dict[str, Any]) -> bool:
@@ -103,8 +105,13 @@ SPLITS = {
     "heldout4": ("heldout4",),
     "before-heldout4": ("tune", "heldout", "heldout2", "heldout3"),
     "heldout5": ("heldout5",),
+    "heldout6": ("heldout6",),
+    "before-heldout6": ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"),
 }
-TUNED_ON = {"tune", "heldout", "heldout2", "heldout3", "heldout4", "all-tune", "all-seen", "before-heldout4"}
+TUNED_ON = {
+    "tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "all-tune", "all-seen", "before-heldout4",
+    "before-heldout6",
+}  # fmt: skip
 
 
 def run(
@@ -131,7 +138,7 @@ def _reflector(sanitizer: PrivacySanitizer, llm_url: str, mode: str) -> Reflecto
     if not llm_url:
         return Reflector(sanitizer, "rules")
     refiner = AnthropicRefiner("replay", "replay", llm_url, timeout=60)
-    return Reflector(sanitizer, mode, refiner, writes=mode == "hybrid")
+    return Reflector(sanitizer, mode, refiner, writes=mode == "hybrid", window_chars=40_000)
 
 
 def _stored(store: Path, path: Path, session: str, mode: str, llm_url: str) -> tuple[list[str], list[str]]:
@@ -194,6 +201,7 @@ def _run_folder(
             r.seconds = time.process_time() - start
             r.notes = list(report.notes)
             r.llm_calls, r.fallbacks = report.llm_calls, report.fallbacks
+            r.llm_input_tokens, r.chars = report.llm_input_tokens, len(text)
             r.rejected = sum(1 for d in report.dropped if d.reason.startswith("LLM bullet rejected"))
             r.bullets = [b.content for b in report.bullets]
             _judge(r, judgements)
@@ -217,21 +225,27 @@ def _ratio(a: int, b: int) -> str:
 
 def report(results: list[SessionResult], split: str, mode: str = "rules") -> None:
     print(f"## Reflector, {mode} mode, on the {split} split ({'TUNED ON' if split in TUNED_ON else 'held out'})")
-    print("| group | session | format | bullets | keep | noise | false | unjudged | lessons | caught | CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| group | session | format | KB | bullets | keep | noise | false | unjudged | lessons | caught | LLM calls "
+        "| input tokens | CPU s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         j = r.judged
         print(
-            f"| {r.group} | {r.session[:40]} | {r.format} | {len(r.bullets)} | {j['keep']} | {j['noise']} | "
-            f"{j['false']} | {len(r.unjudged)} | {len(r.lessons)} | {len(r.caught)} | {r.seconds:.2f} |"
-            + (f" ERROR {r.error}" if r.error else "")
+            f"| {r.group} | {r.session[:40]} | {r.format} | {r.chars // 1024} | {len(r.bullets)} | {j['keep']} | "
+            f"{j['noise']} | {j['false']} | {len(r.unjudged)} | {len(r.lessons)} | {len(r.caught)} | {r.llm_calls} | "
+            f"{r.llm_input_tokens} | {r.seconds:.2f} |" + (f" ERROR {r.error}" if r.error else "")
         )
     groups: dict[str, list[SessionResult]] = defaultdict(list)
     for r in results:
         groups[f"format {r.format}"].append(r)
     groups["TOTAL"] = results
-    print("\n| set | sessions | bullets | precision (keep / bullets) | false / bullets | lessons caught | unjudged |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "\n| set | sessions | bullets | precision (keep / bullets) | false / bullets | lessons caught | unjudged "
+        "| LLM calls | input tokens |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, rs in sorted(groups.items(), key=lambda kv: (kv[0] == "TOTAL", kv[0])):
         bullets = sum(len(r.bullets) for r in rs)
         keep = sum(r.judged["keep"] for r in rs)
@@ -239,9 +253,11 @@ def report(results: list[SessionResult], split: str, mode: str = "rules") -> Non
         lessons = sum(len(r.lessons) for r in rs)
         caught = sum(len(r.caught) for r in rs)
         unjudged = sum(len(r.unjudged) for r in rs)
+        calls = sum(r.llm_calls for r in rs)
+        tokens = sum(r.llm_input_tokens for r in rs)
         print(
             f"| {name} | {len(rs)} | {bullets} | {_ratio(keep, bullets)} | {_ratio(false, bullets)} | "
-            f"{_ratio(caught, lessons)} | {unjudged} |"
+            f"{_ratio(caught, lessons)} | {unjudged} | {calls} | {tokens} |"
         )
 
 
@@ -260,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         help="LLM modes, pass 2: answer from these files (with --llm-record: the known, recording the new)",
     )
-    ap.add_argument("--llm-mode", choices=("hybrid", "llm"), default="hybrid", help="with --llm-*: which mode")
+    ap.add_argument(
+        "--llm-mode", choices=("hybrid", "llm", "session"), default="hybrid", help="with --llm-*: which mode"
+    )
     ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
     args = ap.parse_args(argv)
     if args.llm_record or args.llm_answers:

@@ -16,7 +16,7 @@ from .domain.models import RecallResult
 from .domain.scopes import Scope
 from .engine.reflector import PrivacySanitizer
 from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
-from .usecases import browse, injection, maintenance, team, writing
+from .usecases import browse, injection, maintenance, staleness, team, writing
 from .usecases import recall as recalling
 from .usecases import reflect as reflecting
 from .usecases.deps import Deps, Workspace, utcnow
@@ -183,6 +183,7 @@ class Memory:
     show_many = UseCase(browse.show_many)
     weight = UseCase(browse.weight)
     edit = UseCase(browse.edit)
+    confirm = UseCase(staleness.confirm)
     store_stats = UseCase(browse.stats)
     scope_counts = UseCase(browse.scope_counts)
     count = UseCase(browse.count)

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ..config import Settings
 from ..domain.scopes import Scope, detect_scope, parse_scope
@@ -124,6 +125,7 @@ class Deps:
     decay: DecayParams = field(init=False)
     retrieval: RetrievalParams = field(init=False)
     terms: TermsCache = field(default_factory=dict)  # bullet id → (hash of its text and metadata, its terms)
+    caches: dict[str, Any] = field(default_factory=dict)  # what a use case keeps between calls (working trees)
     _pool: ThreadPoolExecutor | None = None
 
     def __post_init__(self) -> None:

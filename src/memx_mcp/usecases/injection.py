@@ -4,7 +4,8 @@
 At session start: the most useful bullets of the project and workspace (permanent and often-recalled
 ones, recent pitfalls) and open contradictions, within a token budget, with headings in the language most
 of the bullets are written in. With each prompt: the few bullets relevant to it above a relevance floor,
-never one already shown in the same session, nothing at all when nothing is relevant. Whatever is injected
+never one already shown in the same session, nothing at all when nothing is relevant. A bullet that names a
+file gone from the working tree is never injected (``staleness.py``). Whatever is injected
 counts as a recall for Decay, and every injection is logged for ``memx stats``."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..text.language import language
 from .deps import Deps
 from .maintenance import list_conflicts
 from .recall import recall
+from .staleness import fresh as still_there
 
 HEADINGS = {
     "en": (
@@ -66,7 +68,7 @@ def _pack(lines: list[str], budget: int) -> tuple[list[str], int]:
 def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     """The SessionStart block for the current scope and the ids it shows ("" when memx knows nothing)."""
     scope = deps.workspace.current()
-    bullets = deps.store.active_in(scope.visible())
+    bullets = still_there(deps, deps.store.active_in(scope.visible()))  # what names a file gone is left out
     now = deps.clock()
     params = deps.decay
 
@@ -111,6 +113,8 @@ def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: 
     """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
     result = recall(deps, prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
     hits = [h for h in result.hits if h.score.blended >= floor and h.bullet.id not in seen]
+    standing = {b.id for b in still_there(deps, [h.bullet for h in hits])}
+    hits = [h for h in hits if h.bullet.id in standing]
     if not hits:
         return "", []
     heading = HEADINGS[language([h.bullet.content for h in hits])][3]

@@ -59,6 +59,11 @@ def _edit(memory: Memory, bullet_id: str, body: Json) -> Json:
     return _bullet(memory, bullet_id)
 
 
+def _confirm(memory: Memory, bullet_id: str) -> Json:
+    memory.confirm(bullet_id)
+    return _bullet(memory, bullet_id)
+
+
 def _status(memory: Memory, bullet_id: str, action: str) -> Json:
     if action == "restore":
         _, missing = memory.restore([bullet_id])
@@ -183,6 +188,7 @@ ROUTES: list[Route] = [
     ("GET", re.compile(rf"/api/bullets/{ID}"), lambda m, q, b, i: _bullet(m, i)),
     ("POST", re.compile(rf"/api/bullets/{ID}"), lambda m, q, b, i: _edit(m, i, b)),
     ("POST", re.compile(rf"/api/bullets/{ID}/(archive|restore|forget)"), lambda m, q, b, i, a: _status(m, i, a)),
+    ("POST", re.compile(rf"/api/bullets/{ID}/confirm"), lambda m, q, b, i: _confirm(m, i)),
     ("GET", re.compile(r"/api/search"), lambda m, q, b: _search(m, q)),
     ("GET", re.compile(r"/api/conflicts"), lambda m, q, b: _conflicts(m, q)),
     ("POST", re.compile(rf"/api/conflicts/{ID}/resolve"), lambda m, q, b, i: _resolve(m, i, b)),
