@@ -100,11 +100,12 @@ class PromptRefiner:
             log.warning("LLM merge failed (%s): merging deterministically", type(exc).__name__)
             return None
 
-    def lessons(self, window: str, part: int, parts: int) -> list[Lesson] | None:
+    def lessons(self, window: str, part: int, parts: int, open_lessons: Sequence[Lesson] = ()) -> list[Lesson] | None:
         """The lessons of one window of a condensed session; None when the call or its answer failed.
         A rate limit raises ``RateLimited``: the caller leaves the session for later."""
         try:
-            return parse_lessons(self._text(window_prompt(window, part, parts), SESSION_SYSTEM, SESSION_OUTPUT_TOKENS))
+            prompt = window_prompt(window, part, parts, open_lessons)
+            return parse_lessons(self._text(prompt, SESSION_SYSTEM, SESSION_OUTPUT_TOKENS))
         except RateLimited:
             self.failures += 1
             raise

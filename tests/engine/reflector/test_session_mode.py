@@ -69,7 +69,7 @@ def test_a_lesson_that_cites_its_steps_and_a_later_success_is_kept_with_its_prov
         ({"change_step": 2, "success_step": 1}, "is not after the change"),
         ({"change_step": 0, "success_step": 2}, "the change credited (step 0) failed"),
         ({"change_step": None}, "needs the step of the change"),
-        ({"kind": "convention", "change_step": None, "problem_steps": [0, 2]}, "must rest on what the user said"),
+        ({"kind": "preference", "change_step": None, "problem_steps": [0, 2]}, "must rest on what the user said"),
         ({"problem_steps": [0, 2], "change_step": 1, "success_step": 1}, "is not after the change"),
     ],
 )
@@ -168,3 +168,32 @@ def test_consolidation_runs_against_the_stores_bullets_and_honours_a_drop() -> N
         report = reflector(api).reflect(parse_transcript(EPISODE), known=["Build assets from assets/."])
     assert report.llm_calls == 2 and report.bullets == []
     assert any("known: the memory holds it" in d.reason for d in report.dropped)
+
+
+def test_a_lesson_whose_outcome_a_later_part_shows_is_handed_on_and_kept_there() -> None:
+    padding = [bash(f"cat notes_{n}.txt", "x" * 1500) for n in range(12)]
+    text = session(
+        bash("mix test", "** (DBConnection.ConnectionError) connection not available", True),
+        ("tool", ("Edit", {"file_path": "config/test.exs", "old_string": "pool_size: 5", "new_string": "pool_size: 20"}, "ok", False)),
+        *padding,
+        bash("mix test", "42 tests, 0 failures"),
+    )  # fmt: skip
+    t = parse_transcript(text)
+    last = t.steps[-1].index
+    early = {"lesson": "Raise `pool_size: 20` in config/test.exs when mix test runs out of connections.",
+             "kind": "config", "outcome": "uncertain", "problem_steps": [0], "change_step": 1, "success_step": None,
+             "cites": ["pool_size: 20"]}  # fmt: skip
+
+    class Parts(MessagesAPI):
+        def _session_answer(self, prompt: str) -> str:
+            if prompt.startswith("Part 1 of"):
+                return json.dumps({"lessons": [early]})
+            if prompt.startswith("Part 2 of"):
+                assert "Lessons of the earlier parts whose outcome" in prompt and "(steps 0, 1)" in prompt
+                return json.dumps({"lessons": [{**early, "outcome": "success", "success_step": last}]})
+            return super()._session_answer(prompt)
+
+    with Parts("session").running() as api:
+        report = reflector(api, window_chars=10_000).reflect(t)
+    assert report.windows == 2 and [b.content for b in report.bullets] == [early["lesson"]]
+    assert report.bullets[0].evidence == (0, 1, last)

@@ -79,6 +79,7 @@ Progress = Callable[[int, int], None]
 
 
 KNOWN_LIMIT = 60  # bullets of the target scope shown to the consolidation call
+OPEN_LIMIT = 12  # lessons of earlier parts whose outcome was not shown, handed to the next part
 
 
 def mask_step(sanitizer: PrivacySanitizer, s: Step) -> Step:
@@ -259,9 +260,15 @@ class Reflector:
         c = condense(masked, lambda x: x, self.window_chars, max_windows_for(raw))
         report.windows, report.events, report.condensed_chars = len(c.windows), len(c.windows), c.chars
         kept: list[Lesson] = []
+        pending: list[Lesson] = []  # read with an outcome not shown yet: handed to the next part
+        first = masked[0].index if masked else start
         for n, w in enumerate(c.windows, 1):
             try:
-                lessons = read(w.text, n, len(c.windows))
+                lessons = (
+                    read(w.text, n, len(c.windows), pending[-OPEN_LIMIT:])
+                    if pending
+                    else read(w.text, n, len(c.windows))
+                )
             except RateLimited as exc:
                 report.deferred, report.retry_after = str(exc) or "rate limited", exc.retry_after
                 report.bullets.clear()
@@ -269,12 +276,15 @@ class Reflector:
             if lessons is None:
                 report.fallbacks += 1
                 self.keep_rules([x for x in candidates if w.first <= x.step <= w.last], report)
+            pending = [p for p in pending if not any(set(p.steps) & set(x.steps) for x in lessons or ())]
             for lesson in lessons or ():
-                why = evidence_problem(lesson, by_index, w.first, w.last)
-                if why:
-                    report.dropped.append(Dropped("session", _first(lesson, w.first), lesson.text[:400], why))
-                else:
+                why = evidence_problem(lesson, by_index, first, w.last)
+                if not why:
                     kept.append(lesson)
+                    continue
+                if lesson.outcome in ("partial", "uncertain") and n < len(c.windows):
+                    pending.append(lesson)
+                report.dropped.append(Dropped("session", _first(lesson, w.first), lesson.text[:400], why))
             if progress:
                 progress(n, len(c.windows))
         last = masked[-1].index if masked else start

@@ -35,22 +35,23 @@ SESSION_SYSTEM = (
 WINDOW_PROMPT = (
     "Part {part} of {parts} of one coding session, every step numbered [N] (user and assistant messages, "
     "tool calls with their result: ok or FAILED; long outputs shortened, repeats folded):\n<session>\n"
-    "{window}\n</session>\n\n"
-    "List the durable lessons of this part: an error and the change that fixed it, a workaround, a "
-    "configuration value that had to change, a command that must be run a particular way, a project "
-    "convention or a user preference the user stated or confirmed, a non-obvious fact about a tool or the "
-    "project. Leave out what only concerns the one task being done, chatter, plans, and what the assistant "
-    "only proposed or guessed. For each lesson give: lesson (one self-contained sentence of at most 300 "
-    "characters, 'When X, do Y, because Z' where the cause is shown; commands, files and identifiers quoted "
-    "verbatim from the steps, invent none), kind (fix, workaround, config, convention, preference, fact, "
-    "tool), outcome (success: the steps show it working, or the user stated or confirmed it; partial; failed; "
-    "uncertain: the outcome is not shown), problem_steps (the steps that show the problem or where it was "
-    "said), change_step (the step of the change credited, for fix/workaround/config), success_step (the first "
-    "later step that shows it worked), cites (1-3 short strings copied exactly from those steps: the command, "
-    "error, file or identifier the lesson rests on), section (COMMANDS, DEBUGGING, ARCHITECTURE, WORKFLOW, "
-    "TOOLS, PATTERNS, PREFERENCES, GENERAL), knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, KNOWLEDGE), "
-    "score (0-100: how useful in a future session). An interrupted or cut-off action did not succeed; a "
-    "later step that undoes or contradicts a lesson makes it failed. "
+    "{window}\n</session>\n\n{open}"
+    "List the durable lessons of this part: what a teammate would want to know before working on this project "
+    "again. An error and the change that fixed it, a workaround, a configuration value that had to change, a "
+    "command that must be run a particular way, a project convention or a user preference the user stated or "
+    "confirmed, a non-obvious fact about a tool or the project. Leave out what only concerns the one task being "
+    "done, chatter, plans, and what the assistant only proposed or guessed.\n"
+    "For each lesson give: lesson (one self-contained sentence of at most 300 characters, 'When X, do Y, "
+    "because Z' where the cause is shown; commands, files and identifiers quoted verbatim from the steps, "
+    "invent none), kind (fix, workaround, config, convention, preference, fact, tool), outcome (success: the "
+    "steps show it working, or the user stated or confirmed it; partial; failed; uncertain: the outcome is not "
+    "shown), problem_steps (the steps that show the problem or where it was said; a folded line [A-B, …] is "
+    "step A), change_step (the step of the change credited, for fix, workaround and config), success_step (the "
+    "first later step that shows it worked), cites (1-3 short strings copied exactly from those steps: the "
+    "command, error, file or identifier the lesson rests on), section (COMMANDS, DEBUGGING, ARCHITECTURE, "
+    "WORKFLOW, TOOLS, PATTERNS, PREFERENCES, GENERAL), knowledge_type (METHOD, TRICK, PITFALL, PREFERENCE, "
+    "KNOWLEDGE), score (0-100: how useful in a future session). An interrupted or cut-off action did not "
+    "succeed; a later step that undoes or contradicts a lesson makes it failed.\n"
     'Answer {{"lessons": [...]}}; {{"lessons": []}} when nothing durable happened.'
 )
 
@@ -127,8 +128,17 @@ class Lesson:
         return tuple(sorted(cited))
 
 
-def window_prompt(window: str, part: int, parts: int) -> str:
-    return WINDOW_PROMPT.format(window=window, part=part, parts=parts)
+OPEN_LESSONS = (
+    "Lessons of the earlier parts whose outcome those parts did not show:\n{listed}\nIf this part shows how one "
+    "of them turned out, list it again with that outcome, its earlier steps and this part's success step.\n\n"
+)
+
+
+def window_prompt(window: str, part: int, parts: int, open_lessons: Sequence[Lesson] = ()) -> str:
+    """The prompt for one part; ``open_lessons``: lessons of earlier parts whose outcome was not shown."""
+    listed = "\n".join(f"- (steps {', '.join(map(str, x.steps))}) {x.text}" for x in open_lessons)
+    opened = OPEN_LESSONS.format(listed=listed) if open_lessons else ""
+    return WINDOW_PROMPT.format(window=window, part=part, parts=parts, open=opened)
 
 
 def parse_lessons(text: str) -> list[Lesson]:
@@ -217,7 +227,9 @@ def _norm(text: str) -> str:
 
 
 def _step_text(s: Step) -> str:
-    return _norm("\n".join(s.texts))
+    """Everything a step says, escapes of code inside strings undone (a patch inside a script: \\" is ")."""
+    text = "\n".join(s.texts)
+    return _norm(text.replace("\\n", "\n").replace('\\"', '"').replace("\\t", "\t") + "\n" + text)
 
 
 def _shows_success(s: Step) -> bool:
@@ -261,19 +273,38 @@ def evidence_problem(lesson: Lesson, steps: Mapping[int, Step], first: int, last
         return "names no step as evidence"
     outside = [n for n in cited if not (first <= n <= last) or n not in steps]
     if outside:
-        return f"cites step {outside[0]}, which is not in the part it was read from"
+        return f"cites step {outside[0]}, which is not in what was read up to this part"
     evidence = "\n".join(_step_text(steps[n]) for n in cited)
-    quotes = [*lesson.cites, *_CODE.findall(text)]
-    if not quotes:
+    code = _CODE.findall(text)
+    if not lesson.cites and not code:
         return "quotes nothing from its steps (no command, error, file or identifier)"
-    missing = [q for q in quotes if _norm(q) not in evidence]
+    missing = [q for q in lesson.cites if not _found(q, evidence)]
     if missing:
         return f"quotes {missing[0][:80]!r}, which its steps {', '.join(map(str, cited))} do not contain"
+    part = "\n".join(_step_text(s) for n, s in steps.items() if first <= n <= last)
+    invented = [c for c in code if not _found(c, part)]
+    if invented:
+        return f"quotes `{invented[0][:80]}`, which the session does not contain"
     if lesson.kind in FIX_KINDS:
         return _fix_problem(lesson, steps, last)
-    if lesson.kind in SAID_KINDS and not any(steps[n].role == "user" for n in cited):
-        return f"a {lesson.kind} must rest on what the user said; its steps are the assistant's or tools'"
+    said = any(steps[n].role == "user" for n in cited)
+    observed = lesson.kind == "convention" and any(steps[n].role == "tool" and not steps[n].is_error for n in cited)
+    if lesson.kind in SAID_KINDS and not (said or observed):
+        return f"a {lesson.kind} must rest on what the user said; its steps are the assistant's"
     return ""
+
+
+_ELIDED = re.compile(r"\.\.\.|…|<[\w -]+>")
+
+
+def _found(quote: str, text: str) -> bool:
+    """``quote`` is in ``text``; a quote with elisions (``tree ... -L 3``, ``agent-<id>.jsonl``) when each
+    of its pieces of three characters or more is."""
+    q = _norm(quote)
+    if q in text:
+        return True
+    pieces = [p.strip() for p in _ELIDED.split(q)]
+    return len(pieces) > 1 and all(p in text for p in pieces if len(p) >= 3) and any(len(p) >= 3 for p in pieces)
 
 
 def _fix_problem(lesson: Lesson, steps: Mapping[int, Step], last: int) -> str:
