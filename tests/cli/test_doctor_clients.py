@@ -48,3 +48,27 @@ def test_doctor_passes_what_memx_install_wrote(tmp_path: Path) -> None:
     assert "tools" in checks["Claude Code server"]["detail"]
     assert checks["Claude Code hook"]["status"] == "OK", checks["Claude Code hook"]
     assert done.returncode == 0, done.stdout
+
+
+def test_doctor_names_the_model_auto_would_pick_and_why(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / ".credentials.json").write_text("{}")  # logged in to Claude Code
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "claude").chmod(0o755)
+    base = {**env_for(tmp_path / "data"), "HOME": str(home), "USERPROFILE": str(home)}
+    base.pop("ANTHROPIC_API_KEY", None)
+
+    def reflector(**env: str) -> str:
+        done = subprocess.run([*script("memx"), "doctor", "--json"], capture_output=True, text=True, cwd=tmp_path,
+                              env={**base, **env}, timeout=300, check=False)  # fmt: skip
+        return str(_checks(done)["reflector"]["detail"])
+
+    found = reflector(MEMX_LLM_BACKEND="auto", MEMX_CLI_PATHS=f"claude={bin_dir / 'claude'}")
+    assert "backend claude-cli reads each finished session whole" in found and "logged in" in found
+    keyed = reflector(MEMX_LLM_BACKEND="auto", ANTHROPIC_API_KEY="sk-ant-test")
+    assert "backend anthropic" in keyed and "ANTHROPIC_API_KEY is set" in keyed
+    none = reflector(MEMX_LLM_BACKEND="auto", PATH="/usr/bin:/bin")
+    assert "rules only, the quiet floor" in none and "no ANTHROPIC_API_KEY" in none

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .. import __version__
 from ..config import Settings
-from ..domain.catalog import MULTILINGUAL_EXTRA
+from ..domain.catalog import ENABLE_LEARNING, MULTILINGUAL_EXTRA
 from .clients import Places
 
 if TYPE_CHECKING:
@@ -137,16 +137,21 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
         )
     checks.append(_self_test(memory))
     checks += _clients(places)
-    key = bool(os.environ.get("ANTHROPIC_API_KEY"))
-    checks.append(
-        Check(
-            "OK",
-            "reflector",
-            f"mode {settings.reflector_mode}; "
-            + ("LLM refinement available" if key else "rules only (no ANTHROPIC_API_KEY: nothing is sent anywhere)"),
-        )
-    )
+    checks.append(_reflector(settings))
     return checks
+
+
+def _reflector(settings: Settings) -> Check:
+    """Which model reads finished sessions (what `auto` picks on this machine) and why; rules without one."""
+    from ..compose import reflector_backend
+
+    backend, why = reflector_backend(settings)
+    mode = settings.reflector_mode
+    if mode == "rules" or not backend:
+        detail = f"mode {mode}: rules only, the quiet floor (nothing is sent anywhere); {why}"
+        return Check("OK", "reflector", detail, "" if mode == "rules" else ENABLE_LEARNING)
+    reads = "reads each finished session whole" if mode in ("auto", "session") else f"{mode} mode"
+    return Check("OK", "reflector", f"mode {mode}: backend {backend} {reads} ({why})")
 
 
 def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:

@@ -87,3 +87,10 @@ def _has_avx2() -> bool:
         return " avx2" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
     except OSError:  # no /proc: let the load itself decide
         return True
+
+
+# What a person can do to let the Reflector learn by itself (said where memx runs the rules for want of a model).
+ENABLE_LEARNING = (
+    "to let memx learn by itself, set ANTHROPIC_API_KEY, configure openai_base_url (a local Ollama or LM Studio "
+    "server works), or install and log in to Claude Code, Codex or Gemini CLI"
+)

@@ -143,7 +143,7 @@ def transcript_key(text: str, session_id: str, path: Path | None) -> str:
 
 def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
     from ..config import REFLECTOR_MODES
-    from ..engine.reflector.llm import ENABLE_LEARNING
+    from ..domain.catalog import ENABLE_LEARNING
     from ..engine.reflector.pipeline import Reflector  # the rules load with the first reflect, not at start-up
 
     settings = deps.settings

@@ -52,12 +52,6 @@ class _Answer(BaseModel):
     items: list[_Item] = Field(max_length=50)
 
 
-ENABLE_LEARNING = (
-    "to let memx learn by itself, set ANTHROPIC_API_KEY, configure openai_base_url (a local Ollama or LM Studio "
-    "server works), or install and log in to Claude Code, Codex or Gemini CLI"
-)
-
-
 class RateLimited(Exception):
     """The model's service said to slow down (HTTP 429, a plan's usage or session limit): the session is
     left for later, never retried in a loop. ``retry_after`` is in seconds (0: not said)."""
