@@ -722,3 +722,34 @@ def test_memx_ui_starts_the_browser_without_the_token_on_its_command_line(tmp_pa
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+@needs_browser
+@pytest.mark.parametrize("browser", SIZES, indirect=True, ids=["1280x800", "390x844"])
+def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
+    ui: UiServer, memory: Memory, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    kept = memory.remember("Deploy with `scripts/deploy.sh --prod`; it reads DEPLOY_ENV from the environment").bullet
+    gone = memory.remember("Regenerate the client with tools/gen_client.py after editing openapi.yaml").bullet
+    memory.remember("Use pnpm in this repository, never npm")
+    for b in (kept, gone):
+        memory.edit(b.id, tags=[*b.tags, "stale"])  # what injection does when a named file is gone
+    browser.get(ui.url)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]"))
+    browser.find_element(By.ID, "f-stale").click()
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]")) == 2)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#bullets .badge-stale")) == 2
+    assert no_sideways_scroll(browser)[0] <= no_sideways_scroll(browser)[1]
+    for bullet, key, done in ((kept, "c", "Confirmed"), (gone, "f", "Archived")):
+        browser.find_element(By.CSS_SELECTOR, f"#bullets tr[data-id='{bullet.id}']").click()
+        wait_for(browser, lambda d, b=bullet: d.find_element(By.ID, "d-id").text == b.id)
+        assert browser.find_element(By.ID, "d-stale").is_displayed()
+        browser.switch_to.active_element.send_keys(key)
+        wait_for(browser, lambda d, b=bullet, t=done: d.find_element(By.ID, "status").text == f"{t}: {b.id}")
+        browser.execute_script("document.getElementById('detail').close()")
+    (confirmed,) = memory.store.get([kept.id])
+    assert "confirmed" in confirmed.tags and "stale" not in confirmed.tags
+    assert memory.store.get([gone.id])[0].status.value == "archived"
+    assert page_errors(browser) == []

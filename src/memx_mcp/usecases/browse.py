@@ -186,11 +186,13 @@ def page(
     text: str = "",
     decay_band: str = "",
     sort: str = "newest",
+    stale: bool = False,
     offset: int = 0,
     limit: int = 200,
 ) -> Page:
     """One page of bullets with the total that matched: filters (scope or "*" for all, section, type,
-    status, text, decay band), a sort (newest, most recalled, stalest first) and an offset."""
+    status, text, decay band, ``stale``: only bullets marked stale before injection), a sort (newest, most
+    recalled, stalest first) and an offset."""
     scopes = sorted(scope_counts(deps)) if not scope or scope == "*" else list(deps.workspace.resolve(scope).visible())
     wanted_section = enum_member(Section, section) if section else None
     wanted_kind = enum_member(KnowledgeType, knowledge_type) if knowledge_type else None
@@ -203,6 +205,7 @@ def page(
         for b in bullets
         if (wanted_section is None or b.section is wanted_section)
         and (wanted_kind is None or b.knowledge_type is wanted_kind)
+        and (not stale or "stale" in b.tags)
     ]
     needle = text.strip().casefold()
     if needle:

@@ -111,6 +111,7 @@ def _page(memory: Memory, q: Mapping[str, str]) -> Json:
         text=q.get("text") or "",
         decay_band=q.get("band") or "",
         sort=q.get("sort") or "newest",
+        stale=q.get("stale") == "1",
         offset=offset,
         limit=limit,
     )

@@ -109,7 +109,7 @@ async function loadBullets() {
     const body = $("#bullets tbody");
     const rows = data.bullets.map((b) => {
       const row = el("tr", { tabindex: "0", "data-id": b.id, "aria-label": "open bullet " + b.id },
-        el("td", { class: "c-content" }, clamped(b.content)),
+        el("td", { class: "c-content" }, ...(b.tags.includes("stale") ? [el("span", { class: "badge-stale" }, "stale"), " "] : []), clamped(b.content)),
         el("td", { "data-label": "scope" }, b.scope),
         el("td", { "data-label": "kind" }, `${b.section} / ${b.knowledge_type}`),
         el("td", { class: "num", "data-label": "score" }, num(b.instructivity_score, 0)),
@@ -175,6 +175,7 @@ function fill(data) {
   $("#d-prov").replaceChildren(...provenance(current));
   $("#d-content").value = current.content;
   $("#d-tags").value = current.tags.join(", ");
+  $("#d-stale").hidden = !current.tags.includes("stale") || current.status !== "active";
   $("#d-archive").hidden = current.status !== "active";
   $("#d-restore").hidden = current.status === "active";
   drawCurve(data, current.status === "active");
@@ -217,7 +218,9 @@ async function act(what) {
   if (!current) return;
   const id = current.id;
   try {
-    if (what === "save") {
+    if (what === "confirm") {
+      fill(await api(`/api/bullets/${id}/confirm`, {}));
+    } else if (what === "save") {
       const tags = $("#d-tags").value.split(",").map((t) => t.trim()).filter(Boolean);
       fill(await api("/api/bullets/" + id, { content: $("#d-content").value, tags }));
     } else {
@@ -228,7 +231,7 @@ async function act(what) {
       else fill(await api("/api/bullets/" + id));
     }
     fail("d", null);
-    say(`${what === "save" ? "Saved" : what === "forget" ? "Forgotten" : what === "archive" ? "Archived" : "Restored"}: ${id}`);
+    say(`${{ save: "Saved", forget: "Forgotten", archive: "Archived", confirm: "Confirmed" }[what] || "Restored"}: ${id}`);
     await loadBullets();
   } catch (e) { fail("d", e); }
 }
@@ -368,6 +371,8 @@ $("#c-bulk-recommended").addEventListener("click", () => bulk(true));
 $("#c-bulk-dismiss").addEventListener("click", () => bulk(false));
 for (const what of ["save", "archive", "restore", "forget"]) $("#d-" + what).addEventListener("click", () => act(what));
 $("#d-close").addEventListener("click", closeDetail);
+$("#d-confirm").addEventListener("click", () => act("confirm"));
+$("#d-stale-forget").addEventListener("click", () => act("archive"));  // memx's forget: archived, not erased
 // A click on the backdrop (outside the dialog's box) closes it; Escape closes it natively.
 $("#detail").addEventListener("click", (e) => {
   const r = e.currentTarget.getBoundingClientRect();
@@ -381,6 +386,11 @@ $("#detail").addEventListener("close", () => {
   back.focus();
 });
 document.addEventListener("keydown", (e) => {
+  // a stale bullet open: one key confirms it still holds (c) or forgets it (f, archived)
+  if ($("#detail").open && !$("#d-stale").hidden && !["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) {
+    if (e.key === "c") { e.preventDefault(); act("confirm"); return; }
+    if (e.key === "f") { e.preventDefault(); act("archive"); return; }
+  }
   if (e.key === "/" && !$("#detail").open && !["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) { e.preventDefault(); show("search"); }
 });
 // The list first: the server answers one call at a time, and the badge can wait for it.
