@@ -139,7 +139,11 @@ def test_an_openai_compatible_server_is_the_model_of_a_real_session_end_hook(tmp
         assert wait_for(lambda: "mode=session" in hook_log(data)), hook_log(data)
     assert len(api.requests) == 1 and api.requests[0]["path"] == "/v1/chat/completions"
     (bullet,) = stored(data)
-    assert bullet["content"] == FIX["lesson"] and bullet["origin"] == "session:s-9 · steps 0,2 · claude-code"
+    origin = "session:s-9 · steps 0,2 · claude-code"
+    assert bullet["content"] == FIX["lesson"] and bullet["origin"] == origin
+    assert f"from {origin}" in run_memx(data, "show", bullet["id"]).stdout  # and the page's detail, MCP's recall
+    recalled = json.loads(run_memx(data, "recall", "asset build fails", "--scope", "global", "--json").stdout)
+    assert recalled["results"][0]["origin"] == origin
 
 
 def test_a_rate_limited_session_stays_queued_and_the_worker_does_not_loop(tmp_path: Path) -> None:

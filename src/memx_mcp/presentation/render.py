@@ -148,7 +148,7 @@ def show_text(b: BulletOut) -> str:
         b.content,
         f"{b.section}/{b.knowledge_type}, score {b.instructivity_score:.0f}, confidence {b.confidence:.2f}, "
         f"source {b.source}",
-        f"created {b.created_at}, updated {b.updated_at}",
+        f"created {b.created_at}, updated {b.updated_at}" + (f", from {b.origin}" if b.origin else ""),
         f"recalled {b.recall_count} time(s)" + (f", last {b.last_recalled_at}" if b.last_recalled_at else "") + weight,
     ]
     for name, values in (("tools", b.tools), ("entities", b.entities), ("tags", b.tags)):

@@ -80,6 +80,7 @@ class HitOut(BaseModel):
     scope: str
     tokens: int
     score: ScoreOut
+    origin: str = Field(default="", description="where it came from: session and steps that show it, client")
 
 
 class RecallOut(BaseModel):
@@ -107,6 +108,7 @@ class RecallOut(BaseModel):
                     section=h.bullet.section.value,
                     knowledge_type=h.bullet.knowledge_type.value,
                     scope=h.bullet.scope,
+                    origin=h.bullet.origin,
                     tokens=h.tokens,
                     score=ScoreOut(**{k: round(v, 4) for k, v in h.score.__dict__.items()}),
                 )
