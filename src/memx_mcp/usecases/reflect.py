@@ -122,8 +122,8 @@ def read_transcript(path: Path) -> str:
     data = path.read_bytes()
     if b"\x00" in data[:65536]:
         raise InvalidInputError(f"{path}: binary file; give a JSONL, JSON or text transcript")
-    try:
-        return data.decode("utf-8")
+    try:  # line ends as Python reads text files: a CRLF export reads as the same session as its LF copy
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(
             f"{path}: not UTF-8 text (byte {exc.start}); give a JSONL, JSON or text transcript"
