@@ -211,7 +211,13 @@ def test_secrets_never_land_in_files_logs_or_llm_requests(tmp_path: Path) -> Non
     path = folder / "secrets.jsonl"
     path.write_text(secret_transcript())
     with MessagesAPI("keep").running() as api:
-        env = env_for(home, ANTHROPIC_API_KEY="loopback", MEMX_LLM_BASE_URL=api.url, MEMX_LOG_LEVEL="DEBUG")
+        env = env_for(
+            home,
+            ANTHROPIC_API_KEY="loopback",
+            MEMX_LLM_BASE_URL=api.url,
+            MEMX_LOG_LEVEL="DEBUG",
+            MEMX_LLM_BACKEND="auto",
+        )
         reflected = subprocess.run(
             [*script("memx"), "reflect", str(path), "--mode", "hybrid", "--json"],
             capture_output=True,
@@ -220,6 +226,15 @@ def test_secrets_never_land_in_files_logs_or_llm_requests(tmp_path: Path) -> Non
             cwd=tmp_path,
             timeout=180,
         )
+        whole = subprocess.run(  # session mode sends the whole condensed session: masked too
+            [*script("memx"), "reflect", str(path), "--mode", "session", "--dry-run", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=180,
+        )
+        assert whole.returncode == 0 and json.loads(whole.stdout)[0]["llm_calls"] >= 1, whole.stderr
         # the remembers go through a warm helper of the same settings, whose log is in the data folder too
         with warm_helper(home, **{k: v for k, v in env.items() if k.startswith(("MEMX_", "ANTHROPIC_"))}):
             for value in SECRETS.values():
