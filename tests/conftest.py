@@ -23,6 +23,10 @@ from memx_mcp.ports import Embedder, ReadyEmbedder
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# No model backend unless a test names one: a key, an endpoint or a logged-in coding CLI on the machine running
+# the tests never answers one (and nothing reaches a model beyond the tests' loopback servers).
+os.environ.setdefault("MEMX_LLM_BACKEND", "none")
+
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
