@@ -9,7 +9,8 @@ from memx_mcp.config import Settings, load_settings, reference_markdown, setting
 from memx_mcp.domain.errors import InvalidInputError
 
 
-def test_defaults_follow_the_spec(tmp_path: Path) -> None:
+def test_defaults_follow_the_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMX_LLM_BACKEND")  # the tests' own default (conftest): here, what a user gets
     s = load_settings(home=tmp_path)
     t = s.curator_thresholds()
     assert (t.merge_threshold, t.conflict_threshold, s.half_life_days, s.boost_factor) == (
