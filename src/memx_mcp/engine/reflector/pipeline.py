@@ -78,6 +78,7 @@ class ReflectReport:
 Progress = Callable[[int, int], None]
 
 
+NEEDS_A_MODEL = frozenset({"ConventionRule"})  # candidates the rules' floor leaves to a model
 KNOWN_LIMIT = 60  # bullets of the target scope shown to the consolidation call
 OPEN_LIMIT = 12  # lessons of earlier parts whose outcome was not shown, handed to the next part
 
@@ -124,7 +125,7 @@ class Reflector:
             self._session_mode(t, start_step, candidates, report, known, progress)
         else:
             by_event: dict[int, list[Candidate]] = defaultdict(list)
-            for c in candidates:
+            for c in self._floor(candidates, report) if mode == "rules" else candidates:
                 by_event[c.step].append(c)
             report.events = len(by_event)
             writer = self._writer() if mode == "hybrid" else None
@@ -439,8 +440,20 @@ class Reflector:
 
     def keep_rules(self, candidates: Sequence[Candidate], report: ReflectReport) -> None:
         """The rules' view of part of a session, where the model could not be asked."""
-        for c in candidates:
+        for c in self._floor(candidates, report):
             self._keep(c, None, False, report)
+
+    @staticmethod
+    def _floor(candidates: Sequence[Candidate], report: ReflectReport) -> list[Candidate]:
+        """What the rules keep on their own: a convention read from the user's words in passing is kept only
+        where a model reads it in context (judged on the labelled sets: 1 of 5 such bullets worth keeping)."""
+        kept = []
+        for c in candidates:
+            if c.rule in NEEDS_A_MODEL:
+                report.dropped.append(Dropped(c.rule, c.step, "", "the rules alone do not keep a convention"))
+            else:
+                kept.append(c)
+        return kept
 
     def _keep(self, c: Candidate, verdict: Verdict | None, reviewed: bool, report: ReflectReport) -> None:
         try:
