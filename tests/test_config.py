@@ -18,7 +18,7 @@ def test_defaults_follow_the_spec(tmp_path: Path) -> None:
         30.0,
         0.1,
     )
-    assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.2)
+    assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.05)
     assert s.reflector_mode == "hybrid"
 
 
