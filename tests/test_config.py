@@ -64,3 +64,9 @@ def test_your_own_secret_patterns_are_read_and_checked(tmp_path: Path) -> None:
         load_settings(home=tmp_path, secret_patterns="ticket=ACME-(\\d{4}")
     with pytest.raises(InvalidInputError, match="is not name=regex"):
         load_settings(home=tmp_path, secret_patterns="ACME-\\d{4}")
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5])
+def test_a_decay_share_outside_zero_to_one_is_refused(tmp_path: Path, share: float) -> None:
+    with pytest.raises(InvalidInputError, match="decay_share"):
+        Settings(home=tmp_path, decay_share=share)

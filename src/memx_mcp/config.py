@@ -190,6 +190,8 @@ class Settings:
                 )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
+        if not 0.0 <= self.decay_share <= 1.0:  # above 1 a faded bullet's score would turn negative
+            raise InvalidInputError("decay_share must be between 0 (age never ranks) and 1 (SPEC's full multiplier)")
         if self.team_store and not self.team_scopes.strip():
             raise InvalidInputError("team_store is set but team_scopes is empty: name the scopes the team shares")
         if self.team_staleness_seconds <= 0 or self.team_retention_minutes * 60 < 10 * self.team_staleness_seconds:
