@@ -1,13 +1,21 @@
 """LoCoMo (benchmarks/data/locomo, CC BY-NC 4.0): long conversations as memory, questions as queries.
 
-Every dialog turn is imported as a bullet, one project scope per conversation. Two protocols, each in a
+Every dialog turn is imported as a bullet, one project scope per conversation. Three protocols, each in a
 store of its own:
+
+- ``aged`` (the main figure: what a real user's store looks like after months of use): the bullets of
+  ``bare``, with Decay on as shipped and the clock standing one day after each conversation's newest turn
+  when its questions are asked (the conversation shifted so that its last session ended yesterday; the
+  clock moves rather than the dates, so that a date a question names still is the date of its turns).
+  Beside the shipped ranking, the same store ranked with Decay off (``half_life_days`` 1e9) and as SPEC §7
+  writes it (the Decay weight in full, RecencyBoost 1.2: the ranking before docs/spec-changes.md).
 
 - ``bare`` (what memx itself stores when a turn is remembered): the content is ``speaker: text``, the
   session's date and time is the bullet's ``created_at`` (turn k of a session ``k`` × 30 s after the
   session's start: turns are written one after the other). Whatever more is searched (a neighbouring
   turn's context, the date) is memx's own indexing. The clock stands at the creation time of the newest
   turn of all conversations plus one day; decay is off (see ``open_memory_for``), all else is shipped.
+  (Until issue 28 the benchmark set an attribute Memory never read, so this clock was the machine's.)
 - ``enriched``: the text a benchmark-written import would carry: ``[date] speaker: text``, a shared
   photo's caption and "(replying to <previous turn>)", all with one creation time (decay and recency
   neutral). That context is written by the benchmark, not by memx.
@@ -19,12 +27,13 @@ stemming and stop words) over the same bullet texts, BM25 over memx's own tokeni
 model's cosine alone. Conversations 0-4 are the part retrieval was tuned on, 5-9 are held out: both are
 printed apart, and all ten.
 
-    python benchmarks/locomo.py [--protocol bare|enriched|both] [--conversations 0-4] [--model minilm|e5]
+    python benchmarks/locomo.py [--protocol aged|bare|enriched|both|all] [--conversations 0-4] [--model minilm|e5]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -36,6 +45,7 @@ from harness import PlainBM25, _model_cache, bm25, bullet_record, fresh_memory, 
 from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings
 from memx_mcp.domain.catalog import E5_SMALL, MINILM
+from memx_mcp.engine.retrieval import RetrievalParams
 from memx_mcp.memory import Memory
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
@@ -96,6 +106,23 @@ def newest_turn(conversations: list[tuple[int, dict[str, Any]]]) -> datetime:
     return max(session_time(when) for _, conv in conversations for when, _ in sessions(conv))
 
 
+def timed_recall(memory: Memory, clocks: dict[int, datetime], retrieval: RetrievalParams | None = None) -> Ranker:
+    """memx recall with the clock of the asking conversation, ranked with the store's own parameters or
+    with ``retrieval`` (Decay off, SPEC's multipliers) in the same store."""
+
+    def rank(n: int, q: str, k: int) -> list[str]:
+        deps = memory.deps
+        saved = deps.retrieval
+        deps.clock = lambda: clocks[n]
+        deps.retrieval = retrieval or saved
+        try:
+            return memx(memory, q, f"project:locomo-{n}", k)
+        finally:
+            deps.retrieval = saved
+
+    return rank
+
+
 Ranker = Callable[[int, str, int], list[str]]
 
 
@@ -133,7 +160,8 @@ def open_memory_for(protocol: str, keep: Path | None, model: str = "minilm") -> 
     settings["model_name"] = MODELS[model]
     if keep is None:
         return fresh_memory(**settings), False
-    home = keep / (protocol if model == "minilm" else f"{protocol}-{model}")
+    stored = "bare" if protocol == "aged" else protocol  # the same bullets: one kept store serves both
+    home = keep / (stored if model == "minilm" else f"{stored}-{model}")
     filled = (home / "store" / "meta.json").is_file()
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "models").exists():
@@ -144,11 +172,8 @@ def open_memory_for(protocol: str, keep: Path | None, model: str = "minilm") -> 
 
 
 def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Path | None, model: str) -> None:
-    rows = bare_records(conversations) if protocol == "bare" else enriched_records(conversations)
+    rows = enriched_records(conversations) if protocol == "enriched" else bare_records(conversations)
     memory, filled = open_memory_for(protocol, keep, model)
-    if protocol == "bare":
-        now = newest_turn(conversations) + timedelta(days=1)
-        memory.clock = lambda: now
     seconds = 0.0 if filled else load(memory, rows)
     questions = [(n, q) for n, conv in conversations for q in conv["qa"] if q["category"] in CATEGORIES]
     print(
@@ -162,6 +187,25 @@ def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Pa
         "vector only": lambda n, q, k: vector(memory, q, (f"project:locomo-{n}",), k),
         "memx recall": lambda n, q, k: memx(memory, q, f"project:locomo-{n}", k),
     }
+    if protocol != "enriched":
+        # the clock of each question: one day after its conversation's newest turn (aged), or one for all (bare)
+        now = newest_turn(conversations) + timedelta(days=1)
+        clocks = {
+            n: newest_turn([(n, conv)]) + timedelta(days=1) if protocol == "aged" else now for n, conv in conversations
+        }
+        shipped = memory.deps.retrieval
+        spec = dataclasses.replace(shipped.fusion, recency_boost=1.2, decay_share=1.0)
+        del rankers["memx recall"]
+        rankers["memx recall before issue 28 (SPEC §7: × Decay, × 1.2 recency)"] = timed_recall(
+            memory, clocks, dataclasses.replace(shipped, fusion=spec)
+        )
+        if protocol == "aged":
+            rankers["memx recall, Decay off (half-life 1e9 days)"] = timed_recall(
+                memory,
+                clocks,
+                dataclasses.replace(shipped, decay=dataclasses.replace(shipped.decay, half_life_days=1e9)),
+            )
+        rankers[f"memx recall ({protocol})"] = timed_recall(memory, clocks)
     head = " | ".join(CATEGORIES.values())
     print(
         "| ranker | r@5 conv. 0-4 (tuned) | r@5 conv. 5-9 (held out) | r@5 all | r@10 all | all evidence in top 5 "
@@ -174,7 +218,7 @@ def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Pa
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--protocol", choices=("bare", "enriched", "both"), default="both")
+    parser.add_argument("--protocol", choices=("aged", "bare", "enriched", "both", "all"), default="all")
     parser.add_argument("--conversations", default="0-9", help="a range of conversation numbers, e.g. 0-4")
     parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
     parser.add_argument("--keep", type=Path, help="keep the stores in this folder and reuse them (tuning runs)")
@@ -183,7 +227,8 @@ def main() -> None:
     wanted = range(int(first), int(last or first) + 1)
     data = json.loads(DATA.read_text(encoding="utf-8"))
     conversations = [(n, conv) for n, conv in enumerate(data) if n in wanted]
-    for protocol in ("bare", "enriched") if args.protocol == "both" else (args.protocol,):
+    chosen = {"both": ("bare", "enriched"), "all": ("aged", "bare", "enriched")}.get(args.protocol, (args.protocol,))
+    for protocol in chosen:
         run(protocol, conversations, args.keep, args.model)
 
 

@@ -19,7 +19,7 @@ def test_defaults_follow_the_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         30.0,
         0.1,
     )
-    assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.2)
+    assert (s.max_results, s.token_budget, s.scope_boost, s.recency_boost) == (5, 2000, 1.3, 1.05)
     assert s.reflector_mode == "auto" and s.hook_reflector_mode == "auto" and s.llm_backend == "auto"
 
 
@@ -65,3 +65,9 @@ def test_your_own_secret_patterns_are_read_and_checked(tmp_path: Path) -> None:
         load_settings(home=tmp_path, secret_patterns="ticket=ACME-(\\d{4}")
     with pytest.raises(InvalidInputError, match="is not name=regex"):
         load_settings(home=tmp_path, secret_patterns="ACME-\\d{4}")
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5])
+def test_a_decay_share_outside_zero_to_one_is_refused(tmp_path: Path, share: float) -> None:
+    with pytest.raises(InvalidInputError, match="decay_share"):
+        Settings(home=tmp_path, decay_share=share)

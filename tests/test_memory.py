@@ -24,8 +24,8 @@ def test_remember_then_recall_by_paraphrase_returns_it_first_with_a_breakdown(me
     assert result.mode == "hybrid"
     assert result.hits[0].bullet.id == stored.bullet.id
     s = result.hits[0].score
-    assert s.semantic > 0.2 and s.l1 > 0 and s.scope == 1.3 and s.recency == 1.2
-    assert s.final == pytest.approx(s.blended * s.decay * s.recency * s.scope)
+    assert s.semantic > 0.2 and s.l1 > 0 and s.scope == 1.3 and s.recency == 1.05
+    assert s.final == pytest.approx(s.blended * s.decay_effect * s.recency * s.scope)
 
 
 def test_a_close_paraphrase_merges_instead_of_inserting(memory: Memory) -> None:

@@ -161,9 +161,15 @@ class Settings:
     permanent_recalls: int = field(default=15, metadata={"doc": "recalls after which a bullet never decays"})
     protect_days: float = field(default=7.0, metadata={"doc": "age under which a bullet keeps weight 1.0"})
     archive_below: float = field(default=0.02, metadata={"doc": "decay weight under which `memx gc` archives"})
+    decay_share: float = field(
+        default=0.05,
+        metadata={"doc": "how much of the decay weight's fall recall's ranking feels (1.0: SPEC's full multiplier)"},
+    )
     keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})
     semantic_weight: float = field(default=0.4, metadata={"doc": "weight of L4 in the blend"})
-    recency_boost: float = field(default=1.2, metadata={"doc": "multiplier for bullets newer than recency_days"})
+    recency_boost: float = field(
+        default=1.05, metadata={"doc": "multiplier for bullets newer than recency_days (SPEC: 1.2)"}
+    )
     recency_days: float = field(default=7.0, metadata={"doc": "window of the recency boost"})
     scope_boost: float = field(default=1.3, metadata={"doc": "multiplier for bullets of the current scope"})
     project_scope_boost: float = field(
@@ -236,6 +242,8 @@ class Settings:
                 )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
+        if not 0.0 <= self.decay_share <= 1.0:  # above 1 a faded bullet's score would turn negative
+            raise InvalidInputError("decay_share must be between 0 (age never ranks) and 1 (SPEC's full multiplier)")
         if self.team_store and not self.team_scopes.strip():
             raise InvalidInputError("team_store is set but team_scopes is empty: name the scopes the team shares")
         if self.team_staleness_seconds <= 0 or self.team_retention_minutes * 60 < 10 * self.team_staleness_seconds:

@@ -46,6 +46,7 @@ def test_the_readme_acceptance_remember_then_recall(tmp_path: Path) -> None:
         "keyword",
         "blended",
         "decay",
+        "decay_effect",
         "recency",
         "scope",
         "final",

@@ -98,7 +98,8 @@ class ScoreBreakdown:
     semantic: float
     keyword: float
     blended: float
-    decay: float
+    decay: float  # the bullet's weight on the forgetting curve (SPEC §6), as gc and the page see it
+    decay_effect: float  # what that weight multiplies the ranking by (docs/spec-changes.md)
     recency: float
     scope: float
     final: float

@@ -76,7 +76,8 @@ def recall_text(r: RecallOut, width: int = 100) -> str:
             s = h.score
             lines.append(f"{i}. [{_c(h.id, '36')}] {_clip(h.content, width)}")
             lines.append(
-                f"   final {s.final:.3f} = blended {s.blended:.3f} × decay {s.decay:.2f} × recency {s.recency:.1f}"
+                f"   final {s.final:.3f} = blended {s.blended:.3f} × decay {s.decay_effect:.2f} (weight {s.decay:.2f})"
+                f" × recency {s.recency:.2f}"
                 f" × scope {s.scope:.1f}  (L1 {s.l1:.1f} L2 {s.l2:.1f} L3 {s.l3:.1f} sem {s.semantic:.2f})"
                 f"  {h.section}/{h.knowledge_type} {h.scope}"
             )

@@ -66,7 +66,10 @@ class ScoreOut(BaseModel):
     semantic: float
     keyword: float
     blended: float
-    decay: float
+    decay: float = Field(description="the bullet's weight on the forgetting curve, 0-1")
+    decay_effect: float = Field(
+        description="what the decay weight multiplies the ranking by: 1 - decay_share * (1 - decay)"
+    )
     recency: float
     scope: float
     final: float

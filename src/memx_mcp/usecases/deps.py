@@ -59,6 +59,7 @@ def retrieval_params(settings: Settings) -> RetrievalParams:
             recency_days=settings.recency_days,
             scope_boost=settings.scope_boost,
             project_scope_boost=settings.project_scope_boost,
+            decay_share=settings.decay_share,
         ),
         decay=decay_params(settings),
         candidate_limit=settings.candidate_limit,

@@ -17,7 +17,8 @@ KEYWORD_SCALE = L1_MAX + L2_MAX + L3_MAX  # 35.0
 class FusionParams:
     keyword_weight: float = 0.6
     semantic_weight: float = 0.4
-    recency_boost: float = 1.2
+    # SPEC §7 says 1.2; a new bullet then outranks one a fifth more relevant (docs/spec-changes.md)
+    recency_boost: float = 1.05
     recency_days: float = 7.0
     scope_boost: float = 1.3
     # a workspace's project is nearly as much "here" as the workspace: new bullets go to the project scope
@@ -26,6 +27,20 @@ class FusionParams:
     # it (what was done is often told a few days later), get this boost instead of the recency one
     named_time_boost: float = 1.3
     named_time_tail_days: float = 7.0
+    # How much of the Decay weight's fall the ranking feels (docs/spec-changes.md): the ranking multiplies by
+    # ``1 - decay_share * (1 - weight)``. SPEC §7 multiplies by the weight itself (share 1.0), and then a
+    # relevant bullet unused for 90 days (weight 1/8) loses to any loosely related new one; with a small
+    # share, age only reorders candidates whose relevance is within that share of each other.
+    decay_share: float = 0.05
+
+
+SPEC_FUSION = FusionParams(recency_boost=1.2, decay_share=1.0)  # the fusion exactly as SPEC §7 writes it
+
+
+def decay_effect(weight: float, params: FusionParams) -> float:
+    """The multiplier a Decay weight puts on the ranking: ``weight`` itself under SPEC (share 1.0), at
+    least ``1 - decay_share`` as shipped. Gc, archive candidates and the page use the weight unchanged."""
+    return 1.0 - params.decay_share * (1.0 - weight)
 
 
 def in_named_time(created_at: datetime, named: Sequence[Span], params: FusionParams) -> bool:
@@ -53,8 +68,9 @@ def fuse(
     params: FusionParams,
 ) -> ScoreBreakdown:
     """``NormKeyword = (L1+L2+L3)/35``; ``Blended = NormKeyword*0.6 + Semantic*0.4``;
-    ``Final = Blended * Decay * Recency * Scope``. Without a semantic score (keyword-only mode) the
-    weights become 1.0 / 0.0."""
+    ``Final = Blended * DecayEffect * Recency * Scope``, where ``DecayEffect`` is the Decay weight's share
+    in the ranking (``decay_effect``; the weight itself with ``SPEC_FUSION``). Without a semantic score
+    (keyword-only mode) the weights become 1.0 / 0.0."""
     keyword = (l1 + l2 + l3) / KEYWORD_SCALE
     if semantic is None:
         blended = keyword
@@ -62,7 +78,8 @@ def fuse(
     else:
         semantic_value = min(1.0, max(0.0, semantic))
         blended = keyword * params.keyword_weight + semantic_value * params.semantic_weight
-    final = blended * decay * recency * scope
+    effect = decay_effect(decay, params)
+    final = blended * effect * recency * scope
     return ScoreBreakdown(
         l1=l1,
         l2=l2,
@@ -71,6 +88,7 @@ def fuse(
         keyword=keyword,
         blended=blended,
         decay=decay,
+        decay_effect=effect,
         recency=recency,
         scope=scope,
         final=final,
