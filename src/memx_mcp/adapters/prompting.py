@@ -114,10 +114,11 @@ class PromptRefiner:
             log.warning("session reading failed (%s): the rules read this part", type(exc).__name__)
             return None
 
-    def consolidate(self, lessons: Sequence[Lesson], known: Sequence[str]) -> list[Decision] | None:
-        """The model's decision on each lesson against the others and the store; None when it failed."""
+    def consolidate(self, lessons: Sequence[Lesson], known: Sequence[str], later: str = "") -> list[Decision] | None:
+        """The model's decision on each lesson against the others, the store and the session's later changes
+        of the files they name; None when it failed."""
         try:
-            text = self._text(consolidate_prompt(lessons, known), SESSION_SYSTEM, SESSION_OUTPUT_TOKENS)
+            text = self._text(consolidate_prompt(lessons, known, later), SESSION_SYSTEM, SESSION_OUTPUT_TOKENS)
             return parse_consolidated(text, len(lessons))
         except Exception as exc:
             self.failures += 1

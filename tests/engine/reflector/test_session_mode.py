@@ -12,7 +12,14 @@ from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.engine.reflector.condense import condense, condense_lines, max_windows_for
 from memx_mcp.engine.reflector.pipeline import Reflector
 from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.session_reading import Lesson, evidence_problem, parse_consolidated
+from memx_mcp.engine.reflector.session_reading import (
+    Lesson,
+    changed_later,
+    consolidate_prompt,
+    evidence_problem,
+    later_changes,
+    parse_consolidated,
+)
 from memx_mcp.engine.reflector.transcript import parse_transcript
 
 from ...messages_api import MessagesAPI
@@ -197,3 +204,25 @@ def test_a_lesson_whose_outcome_a_later_part_shows_is_handed_on_and_kept_there()
         report = reflector(api, window_chars=10_000).reflect(t)
     assert report.windows == 2 and [b.content for b in report.bullets] == [early["lesson"]]
     assert report.bullets[0].evidence == (0, 1, last)
+
+
+def test_a_fact_about_a_file_the_session_later_deletes_is_dropped_and_later_edits_go_to_consolidation() -> None:
+    text = session(
+        ("user", "Where do we track progress?"),
+        bash("cat next_steps.md", "## Next steps\n- finish the decay chain tests"),
+        ("tool", ("Edit", {"file_path": "docs/guide.md", "old_string": "v1", "new_string": "v2"}, "ok", False)),
+        bash("git rm -q next_steps.md", ""),
+    )
+    t = parse_transcript(text)
+    steps = list(t.steps)
+    tracked = lesson(kind="fact", problem_steps=[1], change_step=None, success_step=None, cites=["next_steps.md"],
+                     lesson="Progress is tracked in next_steps.md.")  # fmt: skip
+    guide = lesson(kind="fact", problem_steps=[1], change_step=None, success_step=None, cites=["decay chain"],
+                   lesson="The guide docs/guide.md documents v1.")  # fmt: skip
+    assert changed_later(tracked, steps) == "step 3 deletes or moves next_steps.md after the steps it rests on"
+    assert changed_later(guide, steps) == ""  # an edit may leave it true: the model weighs it
+    later = later_changes([guide], steps)
+    assert later.startswith("[2] Edit docs/guide.md:") and "+ v2" in later
+    assert "these steps changed files the lessons name:\n[2] Edit docs/guide.md" in consolidate_prompt(
+        [guide], [], later
+    )

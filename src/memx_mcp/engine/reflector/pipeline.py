@@ -20,7 +20,7 @@ from .episode_writer import check_written
 from .llm import RateLimited, Refiner, Verdict
 from .rules import Candidate, _context
 from .sanitizer import PrivacySanitizer
-from .session_reading import Lesson, evidence_problem
+from .session_reading import Lesson, changed_later, evidence_problem, later_changes
 from .transcript import Step, Transcript
 
 log = logging.getLogger(__name__)
@@ -289,13 +289,19 @@ class Reflector:
             if progress:
                 progress(n, len(c.windows))
         last = masked[-1].index if masked else start
-        for lesson in self._consolidated(kept, known, by_index, start, last, len(c.windows), report):
+        later = later_changes(kept, masked)
+        for lesson in self._consolidated(kept, known, later, by_index, start, last, len(c.windows), report):
+            why = changed_later(lesson, masked)  # what a later step of the whole session changed may not hold
+            if why:
+                report.dropped.append(Dropped("session", _first(lesson, start), lesson.text[:400], why))
+                continue
             self._add_lesson(lesson, t, report)
 
     def _consolidated(
         self,
         kept: list[Lesson],
         known: Sequence[str],
+        later: str,
         by_index: dict[int, Step],
         first: int,
         last: int,
@@ -306,10 +312,14 @@ class Reflector:
         whole session, the store holds nothing and there is one lesson). A merged sentence must stand on the
         evidence of the lessons it merges, else the lesson stays as it was."""
         consolidate = getattr(self.refiner, "consolidate", None)
-        if not kept or not callable(consolidate) or (windows == 1 and not known and len(kept) == 1):
+        if not kept or not callable(consolidate) or (windows == 1 and not known and len(kept) == 1 and not later):
             return kept
         try:
-            decisions = consolidate(kept, list(known)[:KNOWN_LIMIT])
+            decisions = (
+                consolidate(kept, list(known)[:KNOWN_LIMIT], later)
+                if later
+                else consolidate(kept, list(known)[:KNOWN_LIMIT])
+            )
         except RateLimited:
             decisions = None
         if decisions is None:

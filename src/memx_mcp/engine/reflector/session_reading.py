@@ -16,7 +16,10 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from ...domain.models import KnowledgeType, Section
+from ...text.clip import head_and_tail
+from ..staleness import cited_paths
 from .commands import is_question
+from .condense import EDIT_TOOLS
 from .episode_writer import MAX_BULLET
 from .llm import _json_object
 from .transcript import Step
@@ -57,11 +60,11 @@ WINDOW_PROMPT = (
 
 CONSOLIDATE_PROMPT = (
     "Lessons drafted from one coding session, each with the steps it rests on:\n{drafted}\n\n"
-    "What the memory already holds for this project:\n{known}\n\n"
+    "What the memory already holds for this project:\n{known}\n\n{later}"
     "Decide which lessons to store. Drop a lesson that the memory already holds (same fact), that another "
-    "lesson of the list overturns or repeats (keep the later, more complete one), or that is not durable "
-    "knowledge for future sessions. Lessons that say the same may be merged into one sentence using only "
-    "their words. Answer "
+    "lesson of the list overturns or repeats (keep the later, more complete one), that a later change of the "
+    "session makes untrue, or that is not durable knowledge for future sessions. Lessons that say the same "
+    "may be merged into one sentence using only their words. Answer "
     '{{"keep": [{{"index": 0, "lesson": "final sentence", "merged": [other indices merged into it]}}], '
     '"drop": [{{"index": 1, "why": "known | overturned | repeat | not durable: ..."}}]}}; every index once.'
 )
@@ -185,10 +188,11 @@ class _Consolidated(BaseModel):
     drop: list[_Drop] = Field(default_factory=list, max_length=80)
 
 
-def consolidate_prompt(lessons: Sequence[Lesson], known: Sequence[str]) -> str:
+def consolidate_prompt(lessons: Sequence[Lesson], known: Sequence[str], later: str = "") -> str:
     drafted = "\n".join(f"{i}. (steps {', '.join(map(str, x.steps))}) {x.text}" for i, x in enumerate(lessons))
     listed = "\n".join(f"- {k}" for k in known) or "(nothing yet)"
-    return CONSOLIDATE_PROMPT.format(drafted=drafted, known=listed)
+    changes = f"Later in the session, these steps changed files the lessons name:\n{later}\n\n" if later else ""
+    return CONSOLIDATE_PROMPT.format(drafted=drafted, known=listed, later=changes)
 
 
 def parse_consolidated(text: str, count: int) -> list[Decision]:
@@ -321,6 +325,73 @@ def _fix_problem(lesson: Lesson, steps: Mapping[int, Step], last: int) -> str:
     if undone is not None:
         return f"step {undone} runs the same command again and it fails"
     return ""
+
+
+_REMOVES = re.compile(r"(?:^|[;&|]\s*|\s)(?:rm|mv|git\s+rm|git\s+mv|del|Remove-Item|Move-Item)\s", re.I)
+_PATCHED = re.compile(r"\*\*\* (?:Update|Delete) File: (\S+)")
+
+
+def _names(s: Step, path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return bool(name) and (path in s.command or name in s.command)
+
+
+def _edits(s: Step, path: str) -> bool:
+    """Whether tool step ``s`` edits or writes ``path`` (by its path or, from elsewhere, its file name)."""
+    name = path.rsplit("/", 1)[-1]
+    target = next((v for k, v in s.tool_input.items() if k in ("file_path", "path") and isinstance(v, str)), "")
+    if s.tool.lower() in EDIT_TOOLS and target and (target.endswith(path) or target.rsplit("/", 1)[-1] == name):
+        return True
+    text = "\n".join(v for v in s.tool_input.values() if isinstance(v, str))
+    return any(p.endswith(path) or p.rsplit("/", 1)[-1] == name for p in _PATCHED.findall(text))
+
+
+def _removes(s: Step, path: str) -> bool:
+    text = "\n".join(v for v in s.tool_input.values() if isinstance(v, str))
+    deleted = re.findall(r"\*\*\* Delete File: (\S+)", text)
+    return any(p.endswith(path) for p in deleted) or (bool(_REMOVES.search(s.command)) and _names(s, path))
+
+
+def _after(lesson: Lesson, steps: Sequence[Step]) -> list[tuple[Step, str]]:
+    """The later steps (that did not fail) touching a file a non-fix lesson names, with that file."""
+    if lesson.kind in FIX_KINDS or not lesson.steps:
+        return []
+    named = cited_paths(" ".join([lesson.text, *lesson.cites]))
+    last = lesson.steps[-1]
+    return [
+        (s, path)
+        for s in steps
+        if s.index > last and s.role == "tool" and not s.is_error
+        for path in named
+        if _edits(s, path) or _removes(s, path)
+    ]
+
+
+def changed_later(lesson: Lesson, steps: Sequence[Step]) -> str:
+    """Why a fact, convention or tool lesson about a file no longer holds ('' when nothing shows it): a step
+    after the ones it rests on deletes or moves a file it names. (A later edit may leave it true: those go to
+    the consolidation call, ``later_changes``. A fix is not held to this: its file is expected to change.)"""
+    for s, path in _after(lesson, steps):
+        if _removes(s, path):
+            return f"step {s.index} deletes or moves {path} after the steps it rests on"
+    return ""
+
+
+def later_changes(lessons: Sequence[Lesson], steps: Sequence[Step], limit: int = 6000) -> str:
+    """The later edits of files the lessons name, as the consolidation call reads them (old → new, clipped)."""
+    seen: dict[int, str] = {}
+    for lesson in lessons:
+        for s, path in _after(lesson, steps):
+            if s.index not in seen:
+                old, new = s.tool_input.get("old_string"), s.tool_input.get("new_string")
+                body = (
+                    f"- {old}\n+ {new}"
+                    if isinstance(new, str)
+                    else "\n".join(v for v in s.tool_input.values() if isinstance(v, str))
+                )
+                seen[s.index] = f"[{s.index}] {s.tool} {path}:\n{head_and_tail(body, 240, 120)}"
+    text = "\n".join(seen[i] for i in sorted(seen))
+    return text if len(text) <= limit else head_and_tail(text, limit * 2 // 3, limit // 3)
 
 
 @dataclass
