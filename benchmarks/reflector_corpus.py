@@ -134,17 +134,21 @@ def run(
     return results
 
 
+FLOOR = {"value": "strict"}  # the rules' floor, as memx ships it (--floor all: every rule's bullet)
+
+
 def _reflector(sanitizer: PrivacySanitizer, llm_url: str, mode: str) -> Reflector:
     if not llm_url:
-        return Reflector(sanitizer, "rules")
+        return Reflector(sanitizer, "rules", floor=FLOOR["value"])
     refiner = AnthropicRefiner("replay", "replay", llm_url, timeout=60)
-    return Reflector(sanitizer, mode, refiner, writes=mode == "hybrid", window_chars=40_000)
+    return Reflector(sanitizer, mode, refiner, writes=mode == "hybrid", window_chars=40_000, floor=FLOOR["value"])
 
 
 def _stored(store: Path, path: Path, session: str, mode: str, llm_url: str) -> tuple[list[str], list[str]]:
     """``memx reflect`` of one session into ``store`` as a user runs it (an API key and base URL when
     there is an LLM): the bullets its scope then holds, and the reflect's notes."""
     env = {**os.environ, "MEMX_LLM_BASE_URL": llm_url, "ANTHROPIC_API_KEY": "replay" if llm_url else ""}
+    env |= {"MEMX_RULES_FLOOR": FLOOR["value"], "MEMX_LLM_BACKEND": "anthropic" if llm_url else "none"}
     scope = f"project:{session[:60]}"
     common = ["--home", str(store), "--scope", scope, "--json"]
     cli = [sys.executable, "-m", "memx_mcp.cli.app"]
@@ -280,7 +284,11 @@ def main(argv: list[str] | None = None) -> int:
         "--llm-mode", choices=("hybrid", "llm", "session"), default="hybrid", help="with --llm-*: which mode"
     )
     ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
+    ap.add_argument(
+        "--floor", choices=("strict", "all"), default="strict", help="the rules' floor (strict: as memx ships it)"
+    )
     args = ap.parse_args(argv)
+    FLOOR["value"] = args.floor
     if args.llm_record or args.llm_answers:
         sys.path.insert(0, str(Path(__file__).parent))
         from llm_replay import Replay

@@ -26,6 +26,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # No model backend unless a test names one: a key, an endpoint or a logged-in coding CLI on the machine running
 # the tests never answers one (and nothing reaches a model beyond the tests' loopback servers).
 os.environ.setdefault("MEMX_LLM_BACKEND", "none")
+os.environ.setdefault("MEMX_RULES_FLOOR", "all")
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -74,7 +75,8 @@ def clock() -> Clock:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home", scope="project:demo", llm_backend="none")
+    # every rule's bullet: the tests of the rules' path see what each rule found (the strict floor has its own)
+    return Settings(home=tmp_path / "home", scope="project:demo", llm_backend="none", rules_floor="all")
 
 
 @pytest.fixture

@@ -27,8 +27,9 @@ def script(name: str) -> list[str]:
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMX_")}
-    # no model backend unless a test names one: the user's own CLI or key on this machine never answers a test
-    env.update({"MEMX_HOME": str(home), "MEMX_LLM_BACKEND": "none", **extra})
+    # no model backend unless a test names one: the user's own CLI or key on this machine never answers a test;
+    # every rule's bullet kept (the strict floor, the default, has tests of its own)
+    env.update({"MEMX_HOME": str(home), "MEMX_LLM_BACKEND": "none", "MEMX_RULES_FLOOR": "all", **extra})
     return env
 
 

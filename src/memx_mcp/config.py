@@ -72,6 +72,13 @@ class Settings:
         default="auto",
         metadata={"doc": "Reflector mode of the clients' session-end hooks (a model's reading runs detached)"},
     )
+    rules_floor: str = field(
+        default="strict",
+        metadata={
+            "doc": "what the rules keep without a model: strict (environment fixes and the user's stated "
+            "preferences, the kinds that held up on every labelled held-out set) or all (every rule's bullet)"
+        },
+    )
     llm_backend: str = field(
         default="auto",
         metadata={
@@ -226,6 +233,8 @@ class Settings:
     def __post_init__(self) -> None:
         if self.reflector_mode not in REFLECTOR_MODES or self.hook_reflector_mode not in REFLECTOR_MODES:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
+        if self.rules_floor not in ("strict", "all"):
+            raise InvalidInputError("rules_floor must be strict or all")
         if self.llm_backend not in LLM_BACKENDS:
             raise InvalidInputError(f"llm_backend must be one of {', '.join(LLM_BACKENDS)}")
         if self.openai_base_url and not self.openai_model:

@@ -163,7 +163,10 @@ def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflec
     sanitizer = deps.sanitizer.learning(text) if text else deps.sanitizer
     effective = "session" if chosen == "auto" else chosen
     window = settings.session_window_chars
-    return Reflector(sanitizer, effective, refiner, settings.min_score, writes=True, window_chars=window), notes
+    reflector = Reflector(
+        sanitizer, effective, refiner, settings.min_score, writes=True, window_chars=window, floor=settings.rules_floor
+    )
+    return reflector, notes
 
 
 def _is_dir(text: str) -> bool:

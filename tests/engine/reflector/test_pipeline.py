@@ -187,3 +187,13 @@ def test_a_failed_end_of_session_check_keeps_the_bullets_and_says_so() -> None:
         report = reflector("llm", api).reflect(parse_transcript(EPISODE))
     assert {b.content for b in report.bullets} == {GROUNDED}
     assert any("kept unchecked" in n for n in report.notes)
+
+
+def test_the_strict_floor_keeps_only_environment_fixes_and_stated_preferences() -> None:
+    strict = Reflector(PrivacySanitizer(), "rules", None, floor="strict")
+    report = strict.reflect(parse_transcript(EPISODE))  # an ErrorFix of the project's own build: left for a model
+    assert report.bullets == [] and any(d.reason == "left for a model: the rules' strict floor" for d in report.dropped)
+    out = "sudo: a terminal is required to read the password; either use the -S option to read from standard input"
+    env = strict.reflect(parse_transcript(session(bash("sudo apt-get install -y cuda-toolkit-12-8", out, True))))
+    assert [b.rule for b in env.bullets] == ["ErrorFixRule"] and "cannot run sudo here" in env.bullets[0].content
+    assert Reflector(PrivacySanitizer(), "rules", None).reflect(parse_transcript(EPISODE)).bullets  # floor "all"
