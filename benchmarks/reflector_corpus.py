@@ -107,10 +107,12 @@ SPLITS = {
     "heldout5": ("heldout5",),
     "heldout6": ("heldout6",),
     "before-heldout6": ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"),
+    "heldout7": ("heldout7",),
+    "before-heldout7": ("tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"),
 }
 TUNED_ON = {
     "tune", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "all-tune", "all-seen", "before-heldout4",
-    "before-heldout6",
+    "before-heldout6", "heldout6", "before-heldout7",
 }  # fmt: skip
 
 
