@@ -116,8 +116,8 @@ def scope_counts(deps: Deps) -> dict[str, int]:
 def cjk_share(deps: Deps) -> tuple[int, int]:
     """(mostly Chinese or Japanese, all) among the active bullets of every scope, by the Curator's and
     recall's test of a text's script: whether this memory would be better served by a multilingual model."""
-    bullets = deps.store.all_bullets(Where(status=Status.ACTIVE))
-    return sum(mostly_cjk(b.content) for b in bullets), len(bullets)
+    contents = deps.store.active_contents()
+    return sum(mostly_cjk(c) for c in contents), len(contents)
 
 
 def check_store(deps: Deps) -> tuple[str, int, int]:
