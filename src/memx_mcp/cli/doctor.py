@@ -151,7 +151,7 @@ def languages(memory: Memory) -> Check:
     if not offers_multilingual(running, cjk, total):
         return Check("OK", "languages", detail)
     no_build = e5_no_build()
-    detail += ", which reads English only (recall runs Chinese and Japanese text keyword-only)"
+    detail += ", which reads English only (recall answers Chinese and Japanese queries keyword-only)"
     if no_build:
         return Check("WARN", "languages", detail, f"multilingual-e5-small cannot run here: {no_build}")
     return Check("WARN", "languages", detail, f"for multilingual-e5-small: {E5_SWITCH}")
