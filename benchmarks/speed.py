@@ -10,7 +10,10 @@ p50/p95 of `recall` through a real `memx-mcp` process over stdio (JSON-RPC writt
 does) on the same store, and that server's peak RSS (VmHWM: its own high-water mark, the figure a user
 sees; the benchmark process itself also holds the 100k bullets it built).
 
-    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200] [--apart SECONDS] [--model minilm|e5]
+    python benchmarks/speed.py [--sizes 1000,10000,100000] [--queries 200] [--apart SECONDS] [--models minilm,e5]
+
+``--models minilm,e5`` measures both models in one run, one after the other at each size, on the same
+queries and scopes (each model its own store, built with its own vectors).
 """
 
 from __future__ import annotations
@@ -150,37 +153,43 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--apart", type=float, default=0.0, help="seconds between bullets' creation times")
-    parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
+    parser.add_argument("--models", "--model", default="minilm", help="comma-separated: minilm, e5")
     args = parser.parse_args()
-    rng = random.Random(3)
+    models = args.models.split(",")
+    if unknown := [m for m in models if m not in MODELS]:
+        parser.error(f"unknown model {', '.join(unknown)}; choose from {', '.join(MODELS)}")
     for size in (int(s) for s in args.sizes.split(",")):
-        start = time.perf_counter()
-        memory, _ = build(size, args.apart, args.model)
-        built = time.perf_counter() - start
-        queries = [
-            f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?"
-            for _ in range(args.queries)
-        ]
-        memory.recall(queries[0], scope="project:p1")  # warm
-        recall = []
-        for q in queries:
-            t = time.perf_counter()
-            memory.recall(q, scope=f"project:p{rng.randint(0, 4)}")
-            recall.append(time.perf_counter() - t)
-        remember = []
-        for text in texts(50, seed=size):
-            t = time.perf_counter()
-            memory.remember(text + " (new)", scope="project:p0")
-            remember.append(time.perf_counter() - t)
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        memory.flush()
-        stdio, server_rss = served(memory.settings.home, queries, rng, memory.settings.model_name)
-        print(
-            f"{memory.settings.model_name}, {size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
-            f"remember {percentiles(remember)}; over stdio: recall {percentiles(stdio)}, "
-            f"server peak RSS {server_rss:.0f} MB (benchmark process {rss:.0f} MB)",
-            flush=True,
-        )
+        for model in models:
+            measure(size, model, args.queries, args.apart)
+
+
+def measure(size: int, model: str, count: int, apart: float) -> None:
+    """One store of ``size`` bullets made with ``model``: recall and remember in-process, then over stdio."""
+    rng = random.Random(3 + size)  # the same queries and scopes for every model at this size
+    start = time.perf_counter()
+    memory, _ = build(size, apart, model)
+    built = time.perf_counter() - start
+    queries = [f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?" for _ in range(count)]
+    memory.recall(queries[0], scope="project:p1")  # warm
+    recall = []
+    for q in queries:
+        t = time.perf_counter()
+        memory.recall(q, scope=f"project:p{rng.randint(0, 4)}")
+        recall.append(time.perf_counter() - t)
+    remember = []
+    for text in texts(50, seed=size):
+        t = time.perf_counter()
+        memory.remember(text + " (new)", scope="project:p0")
+        remember.append(time.perf_counter() - t)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    memory.flush()
+    stdio, server_rss = served(memory.settings.home, queries, rng, memory.settings.model_name)
+    print(
+        f"{memory.settings.model_name}, {size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
+        f"remember {percentiles(remember)}; over stdio: recall {percentiles(stdio)}, "
+        f"server peak RSS {server_rss:.0f} MB (benchmark process {rss:.0f} MB)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -191,6 +191,7 @@ class Memory:
     page = UseCase(browse.page)
     decay_bands = UseCase(browse.bands)
     check_store = UseCase(browse.check_store)
+    cjk_share = UseCase(browse.cjk_share)
     purge_scope = UseCase(browse.purge_scope)
 
     # -- the team store ---------------------------------------------------------------------------------

@@ -76,3 +76,12 @@ def test_stats_carries_the_decay_histogram(memory: Memory, clock: Clock) -> None
     full = memory.store_stats()
     assert full.stats.active == 2
     assert full.decay_histogram["protected (new)"] == 1 and full.decay_histogram["0.6-0.8"] == 1
+
+
+def test_cjk_share_counts_the_active_bullets_of_every_scope_by_their_script(memory: Memory) -> None:
+    memory.remember("部署前必须先运行数据库迁移脚本，否则服务启动会失败")
+    memory.remember("本番環境へのデプロイは金曜日の午後には行わないこと", scope="project:other")
+    memory.remember("Use `uv sync` after pulling, the lockfile changes often")  # Latin: not counted
+    gone = memory.remember("测试环境的缓存每天凌晨两点自动清空").bullet
+    memory.forget([gone.id])  # archived: not counted
+    assert memory.cjk_share() == (2, 3)

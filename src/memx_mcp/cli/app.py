@@ -296,7 +296,26 @@ def _install(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(f"{verb} {r.path}" + (f" (backup: {r.backup})" if r.backup else "") + ".\n")
     if install and not args.dry_run and any(r.changed for r in results):
         sys.stdout.write(f"Restart {TITLES[args.client]} to load memx. `memx doctor` checks the installation.\n")
+    if install and not args.dry_run:
+        sys.stdout.write(_model_offer(settings))
     return 0
+
+
+def _model_offer(settings: Settings) -> str:
+    """The doctor's languages line when it offers multilingual-e5-small, else "". Only where a store
+    exists already: a first install opens none (and imports no store library)."""
+    if not (settings.home / "store").exists():
+        return ""
+    from ..compose import open_memory
+    from ..presentation import render
+    from .doctor import languages
+
+    try:
+        check = languages(open_memory(settings, cwd=Path.cwd(), preload=False))
+    except Exception as exc:  # the clients are configured; `memx doctor` says what is wrong with the store
+        logging.getLogger(__name__).debug("no model offer: %s", exc)
+        return ""
+    return render.check_line(check.status, check.name, check.detail, check.fix) + "\n" if check.status != "OK" else ""
 
 
 def _doctor(args: argparse.Namespace, settings: Settings) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .. import __version__
 from ..config import Settings
-from ..domain.catalog import ENABLE_LEARNING, MULTILINGUAL_EXTRA
+from ..domain.catalog import E5_SWITCH, ENABLE_LEARNING, MULTILINGUAL_EXTRA, e5_no_build, offers_multilingual
 from .clients import Places
 
 if TYPE_CHECKING:
@@ -135,10 +135,26 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
                 "reinstall memx-mcp (the model ships in the package), or set MEMX_MODEL_PATH",
             )
         )
+    checks.append(languages(memory))
     checks.append(_self_test(memory))
     checks += _clients(places)
     checks.append(_reflector(settings))
     return checks
+
+
+def languages(memory: Memory) -> Check:
+    """What share of the stored bullets is Chinese or Japanese; a WARN offering multilingual-e5-small, with
+    the commands, when most are and the running model is MiniLM (``memx install`` says the same)."""
+    cjk, total = memory.cjk_share()
+    running = memory.settings.model_name
+    detail = f"{cjk} of {total} active bullets ({cjk / max(total, 1):.0%}) mostly Chinese or Japanese; model {running}"
+    if not offers_multilingual(running, cjk, total):
+        return Check("OK", "languages", detail)
+    no_build = e5_no_build()
+    detail += ", which reads English only (recall answers Chinese and Japanese queries keyword-only)"
+    if no_build:
+        return Check("WARN", "languages", detail, f"multilingual-e5-small cannot run here: {no_build}")
+    return Check("WARN", "languages", detail, f"for multilingual-e5-small: {E5_SWITCH}")
 
 
 def _reflector(settings: Settings) -> Check:

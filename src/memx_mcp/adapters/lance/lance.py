@@ -496,6 +496,11 @@ class LanceStore(ReflectionLog, ConflictTable):
         data = table.to_arrow()
         return list(zip(data.column("created_at").to_pylist(), data.column("recall_count").to_pylist(), strict=True))
 
+    def active_contents(self) -> list[str]:
+        """The content of every active bullet, without the rest (no vectors: a whole store's are ~150 MB at 100k)."""
+        table = self._bullets.search().where("status = 'active'").select(["content"]).limit(None).to_arrow()
+        return [str(c) for c in table.column("content").to_pylist()]
+
     def column_counts(self, column: str) -> dict[str, int]:
         values = self._bullets.to_arrow().column(column).to_pylist() if self.count() else []
         counts: dict[str, int] = {}

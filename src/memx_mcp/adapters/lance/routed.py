@@ -270,6 +270,9 @@ class RoutedStore:
     def decay_inputs(self) -> list[tuple[datetime, int]]:
         return [d for s in self._stores() for d in s.decay_inputs()]
 
+    def active_contents(self) -> list[str]:
+        return [c for s in self._stores() for c in s.active_contents()]
+
     def column_counts(self, column: str) -> dict[str, int]:
         counts: dict[str, int] = {}
         for store in self._stores():
