@@ -32,7 +32,7 @@ class AnthropicRefiner(PromptRefiner):
             )
         except self._rate_limit_error as exc:
             after = exc.response.headers.get("retry-after", "") if exc.response is not None else ""
-            raise RateLimited("the Anthropic API is rate limited", _seconds(after)) from exc
+            raise RateLimited("the Anthropic API is rate limited", after) from exc
         usage = getattr(response, "usage", None)
         text = "".join(getattr(b, "text", "") for b in response.content)
         self._count(
@@ -42,13 +42,6 @@ class AnthropicRefiner(PromptRefiner):
             int(getattr(usage, "output_tokens", 0) or 0),
         )
         return text
-
-
-def _seconds(value: str) -> float:
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return 0.0
 
 
 def make_refiner(

@@ -30,7 +30,7 @@ class OpenAIRefiner(PromptRefiner):
         }
         response = self._client.post(self.url, json=body)
         if response.status_code == 429:
-            raise RateLimited(f"{self.url} answered 429", _seconds(response.headers.get("retry-after", "")))
+            raise RateLimited(f"{self.url} answered 429", response.headers.get("retry-after", ""))
         response.raise_for_status()
         data: Any = response.json()
         text = str(data["choices"][0]["message"].get("content") or "")
@@ -42,10 +42,3 @@ class OpenAIRefiner(PromptRefiner):
             int(usage.get("completion_tokens") or 0),
         )
         return text
-
-
-def _seconds(value: str) -> float:
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return 0.0

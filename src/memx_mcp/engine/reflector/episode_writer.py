@@ -72,15 +72,21 @@ def _told(bullet: str, stated: str) -> bool:
     return len(found) >= 3 and 2 * len(found) >= len(words)
 
 
-def check_written(bullet: str, episode: str) -> str:
-    """Why the LLM's bullet cannot be kept ('' when it can): it must stand on the episode's own words."""
-    text = " ".join(bullet.split())
+def shape_problem(text: str) -> str:
+    """Why a model's bullet is no bullet at all ('' when it is one): empty, too long, or a question."""
     if not text:
         return "empty"
     if len(text) > MAX_BULLET:
         return f"longer than {MAX_BULLET} characters"
-    if is_question(text):
-        return "it is a question"
+    return "it is a question" if is_question(text) else ""
+
+
+def check_written(bullet: str, episode: str) -> str:
+    """Why the LLM's bullet cannot be kept ('' when it can): it must stand on the episode's own words."""
+    text = " ".join(bullet.split())
+    shape = shape_problem(text)
+    if shape:
+        return shape
     low = episode.lower()
     invented = [c for c in _CODE.findall(text) if c.strip().lower() not in low]
     if invented:

@@ -31,6 +31,14 @@ class Verdict:
     knowledge_type: KnowledgeType | None = None
 
 
+def known_label(value: object, info: ValidationInfo) -> object:
+    """A section or knowledge type off the list ("Errors & fixes") costs the label, not the bullet: memx
+    classifies it."""
+    allowed = Section if info.field_name == "section" else KnowledgeType
+    label = str(value).strip().upper() if value is not None else ""
+    return label if label in allowed.__members__ else None
+
+
 class _Item(BaseModel):
     index: int = Field(ge=0)
     keep: bool
@@ -42,10 +50,7 @@ class _Item(BaseModel):
     @field_validator("section", "knowledge_type", mode="before")
     @classmethod
     def _known_label_or_none(cls, value: object, info: ValidationInfo) -> object:
-        """A label off the list ("Errors & fixes") costs the label, not the bullet: memx classifies it."""
-        allowed = Section if info.field_name == "section" else KnowledgeType
-        label = str(value).strip().upper() if value is not None else ""
-        return label if label in allowed.__members__ else None
+        return known_label(value, info)
 
 
 class _Answer(BaseModel):
@@ -56,9 +61,17 @@ class RateLimited(Exception):
     """The model's service said to slow down (HTTP 429, a plan's usage or session limit): the session is
     left for later, never retried in a loop. ``retry_after`` is in seconds (0: not said)."""
 
-    def __init__(self, message: str, retry_after: float = 0.0) -> None:
+    def __init__(self, message: str, retry_after: float | str = 0.0) -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after = _seconds(retry_after)
+
+
+def _seconds(value: float | str) -> float:
+    """A ``retry-after`` header's seconds (0 when it says none, or a date memx does not parse)."""
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return 0.0
 
 
 class Refiner(Protocol):

@@ -18,10 +18,9 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from ...domain.models import KnowledgeType, Section
 from ...text.clip import head_and_tail
 from ..staleness import cited_paths
-from .commands import is_question
 from .condense import EDIT_TOOLS
-from .episode_writer import MAX_BULLET
-from .llm import _json_object
+from .episode_writer import shape_problem
+from .llm import _json_object, known_label
 from .transcript import Step
 
 Outcome = Literal["success", "partial", "failed", "uncertain"]
@@ -85,9 +84,7 @@ class _Lesson(BaseModel):
     @field_validator("section", "knowledge_type", mode="before")
     @classmethod
     def _known_label_or_none(cls, value: object, info: ValidationInfo) -> object:
-        allowed = Section if info.field_name == "section" else KnowledgeType
-        label = str(value).strip().upper() if value is not None else ""
-        return label if label in allowed.__members__ else None
+        return known_label(value, info)
 
     @field_validator("kind", "outcome", mode="before")
     @classmethod
@@ -264,12 +261,9 @@ def evidence_problem(lesson: Lesson, steps: Mapping[int, Step], first: int, last
     it quotes; a fix must credit a change that did not fail and show a success after it that no later run
     undid; a convention or preference must be said by the user."""
     text = lesson.text
-    if not text:
-        return "empty"
-    if len(text) > MAX_BULLET:
-        return f"longer than {MAX_BULLET} characters"
-    if is_question(text):
-        return "it is a question"
+    shape = shape_problem(text)
+    if shape:
+        return shape
     if lesson.outcome != "success":
         return f"outcome {lesson.outcome or 'not given'}: only what the session shows working is kept"
     cited = lesson.steps
