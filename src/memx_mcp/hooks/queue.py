@@ -24,6 +24,7 @@ from ..config import Settings
 from ..files import atomic_write
 
 MAX_ATTEMPTS = 3
+PASSES = 3
 FIRST_BACKOFF = 120.0
 MAX_BACKOFF = 6 * 3600.0
 
@@ -89,16 +90,27 @@ def work(settings: Settings, log: logging.Logger, reflect: Reflect, now: float |
     except Exception:  # another worker holds it: that one reads what was queued
         return 0
     try:
-        return _work(settings, log, reflect, time.time() if now is None else now)
+        done, seen = 0, set[str]()
+        for _ in range(PASSES):  # sessions queued while this worker read others: read them too, a few passes
+            reflected, seen, limited = _work(settings, log, reflect, time.time() if now is None else now, seen)
+            done += reflected
+            if limited or not reflected:
+                break
+        return done
     finally:
         lock.__exit__(None, None, None)
 
 
-def _work(settings: Settings, log: logging.Logger, reflect: Reflect, now: float) -> int:
+def _work(
+    settings: Settings, log: logging.Logger, reflect: Reflect, now: float, seen: set[str]
+) -> tuple[int, set[str], bool]:
+    """One pass over the due sessions not seen in this run: (how many were reflected, the names seen, whether
+    a rate limit stopped it)."""
     done = 0
     for file, job in _jobs(settings):
-        if float(job.get("due", 0)) > now:
+        if float(job.get("due", 0)) > now or file.name in seen:
             continue
+        seen = seen | {file.name}
         path = Path(job["path"])
         if not path.is_file():
             log.info("queued session %s: its transcript is gone", file.stem[:12])
@@ -126,7 +138,7 @@ def _work(settings: Settings, log: logging.Logger, reflect: Reflect, now: float)
                 deferred,
                 wait,
             )
-            break
+            return done, seen, True
         file.unlink(missing_ok=True)
         done += 1
-    return done
+    return done, seen, False
