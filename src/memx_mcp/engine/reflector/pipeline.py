@@ -271,11 +271,7 @@ class Reflector:
         first = masked[0].index if masked else start
         for n, w in enumerate(c.windows, 1):
             try:
-                lessons = (
-                    read(w.text, n, len(c.windows), pending[-OPEN_LIMIT:])
-                    if pending
-                    else read(w.text, n, len(c.windows))
-                )
+                lessons = read(w.text, n, len(c.windows), pending[-OPEN_LIMIT:])
             except RateLimited as exc:
                 report.deferred, report.retry_after = str(exc) or "rate limited", exc.retry_after
                 report.bullets.clear()
