@@ -164,3 +164,21 @@ def test_a_rate_limited_session_stays_queued_and_the_worker_does_not_loop(tmp_pa
     job = json.loads(queued.read_text())
     assert job["attempts"] == 1 and job["due"] > time.time() + 60  # the server's retry-after: 90 s
     assert stored(data) == []
+
+
+@pytest.mark.skipif(not CLAUDE, reason="Claude Code's CLI is not installed (npm i @anthropic-ai/claude-code)")
+def test_a_rate_limit_said_through_claude_code_leaves_the_session_for_later(tmp_path: Path) -> None:
+    data, home = tmp_path / "data", tmp_path / "home"
+    home.mkdir()
+    transcript = tmp_path / "s-5.jsonl"
+    transcript.write_text(EPISODE)
+    with MessagesAPI("limited").running() as api:
+        env = env_for(data, HOME=str(home), ANTHROPIC_BASE_URL=api.url, ANTHROPIC_AUTH_TOKEN="loopback",
+                      MEMX_LLM_BACKEND="claude-cli", MEMX_CLI_PATHS=f"claude={CLAUDE}", MEMX_SCOPE="global")  # fmt: skip
+        done = subprocess.run([*script("memx"), "reflect", str(transcript), "--json"], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (out,) = json.loads(done.stdout)
+    assert any("left for later: claude-cli: API Error" in n and "429" in n for n in out["notes"]), out["notes"]
+    assert out["added"] == 0 and stored(data) == []
+    assert len(api.requests) <= 2  # one call, at most one retry: memx falls back or queues, Claude Code does not loop

@@ -60,8 +60,9 @@ class CLIRefiner(PromptRefiner):
 
     def environment(self) -> dict[str, str]:
         env = child_environment()
-        if self.backend == "claude-cli":  # no session title or other calls beside the one asked for
-            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        if self.backend == "claude-cli":  # no session title or other calls beside the one asked for, and
+            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"  # one retry at most: memx falls back or
+            env["CLAUDE_CODE_MAX_RETRIES"] = "1"  # queues the session itself (a 500 cost 3 minutes of retries)
         return env
 
     def complete(self, system: str, prompt: str, max_tokens: int) -> str:
@@ -85,10 +86,11 @@ class CLIRefiner(PromptRefiner):
                 raise TimeoutError(f"{self.backend} took longer than {self.timeout:.0f} s") from exc
             text, failed = self._answer(done.stdout, answer_file)
             said = f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            reason = _first_line(text if failed and text.strip() else said)  # the CLI's own error, if it said one
             if (done.returncode != 0 or failed) and _LIMITED.search(said):
-                raise RateLimited(f"{self.backend}: {_first_line(said)}")
+                raise RateLimited(f"{self.backend}: {reason}")
             if done.returncode != 0 or failed:
-                raise RuntimeError(f"{self.backend} exited {done.returncode}: {_first_line(said)}")
+                raise RuntimeError(f"{self.backend} exited {done.returncode}: {reason}")
         self._count(len(system) + len(prompt), len(text), *self._usage)
         return text
 
