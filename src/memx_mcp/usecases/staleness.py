@@ -43,7 +43,8 @@ class WorkingTree:
             else []
         )
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
+        """Read the repository again if its index or HEAD moved (two cheap looks otherwise)."""
         try:
             index = (self.root / ".git" / "index").stat().st_mtime_ns
         except OSError:
@@ -60,11 +61,9 @@ class WorkingTree:
         self._stamp = (index, head)
 
     def exists(self, path: str) -> bool:
-        self._refresh()
         return (self.root / path).exists() or ("/" not in path and path in self._files)
 
     def was_here(self, path: str) -> bool:
-        self._refresh()
         return path in self._known
 
 
@@ -82,6 +81,7 @@ def fresh(deps: Deps, bullets: Sequence[Bullet]) -> list[Bullet]:
     scope = deps.workspace.current()
     if tree is None or scope.project is None:
         return list(bullets)
+    tree.refresh()  # once per injection, not once per path a bullet names
     kept, newly = [], []
     for b in bullets:
         if CONFIRMED in b.tags or not scope.owns(b.scope) or b.scope == "global":
