@@ -32,6 +32,7 @@ class KnowledgeType(StrEnum):
 class Status(StrEnum):
     ACTIVE = "active"
     ARCHIVED = "archived"
+    PENDING = "pending"  # learned, waiting for the user's review: never injected, never recalled as trusted
 
 
 def new_id() -> str:

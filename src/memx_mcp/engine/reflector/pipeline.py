@@ -45,6 +45,11 @@ class Distilled:
     entities: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     evidence: tuple[int, ...] = ()  # session mode: the steps that show the problem, the change, the success
+    # Who said it, decided by memx from the transcript (never from a model's answer): "user" (the user's own
+    # words), "assistant" (its actions and the results it observed) or "content" (a tool's output, a fetched
+    # page, a file read). Empty: not known.
+    voice: str = ""
+    held: tuple[str, ...] = ()  # why it must wait for the user's review (quarantine); empty: it need not
 
 
 @dataclass(frozen=True)
