@@ -20,8 +20,8 @@ from pathlib import Path
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))

@@ -43,8 +43,8 @@ from typing import Any
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 ROOT = Path(__file__).parents[1]
 DEFAULT_CORPUS = ROOT / "benchmarks" / "data" / "reflector_corpus"

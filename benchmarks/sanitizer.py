@@ -59,10 +59,10 @@ from importlib import metadata
 from pathlib import Path
 from urllib.parse import quote
 
-from memx_mcp.engine.reflector import sanitizer as memx_sanitizer
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.shapes import looks_placeholder, made_of_words
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy import sanitizer as memx_sanitizer
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
+from memx_mcp.privacy.shapes import looks_placeholder, made_of_words
 
 DATA = Path(__file__).parent / "data" / "secrets"
 SESSIONS = Path(__file__).parent / "data" / "transcripts"

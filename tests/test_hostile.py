@@ -19,8 +19,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memx_mcp.domain.scopes import Scope, parse_scope
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
 from memx_mcp.engine.retrieval.budget import estimate_tokens, pack
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 from memx_mcp.text.tokenize import query_terms, tokens
 
 from .helpers import env_for, script, warm_helper

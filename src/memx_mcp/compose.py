@@ -23,10 +23,10 @@ from .config import Settings
 from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
 from .domain.errors import MemxError
 from .domain.models import Bullet
-from .engine.reflector.sanitizer import PrivacySanitizer
+from .privacy import PrivacySanitizer
 
 if TYPE_CHECKING:
-    from .engine.reflector.llm import Refiner
+    from .engine.reflector.readings.llm import Refiner
 from .memory import Memory
 from .ports import Embedder, RefinerFactory
 

@@ -14,8 +14,8 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar
 from .config import Settings
 from .domain.models import RecallResult
 from .domain.scopes import Scope
-from .engine.reflector import PrivacySanitizer
 from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
+from .privacy import PrivacySanitizer
 from .usecases import browse, injection, maintenance, staleness, team, writing
 from .usecases import recall as recalling
 from .usecases import reflect as reflecting

@@ -57,8 +57,8 @@ def test_empty_and_blank_text_give_no_sentence() -> None:
 
 
 def test_reflector_prose_bullets_keep_the_file_name_they_name() -> None:
-    from memx_mcp.engine.reflector.detect import detect
-    from memx_mcp.engine.reflector.transcript import parse_transcript
+    from memx_mcp.engine.reflector.rules.detect import detect
+    from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 
     text = "User: the TS2307 error is gone, the fix was to add paths to tsconfig.json. Now it compiles."
     fixes = [c.facts.get("fix", "") for c in detect(parse_transcript(text)) if c.rule == "ErrorFixRule"]
@@ -66,7 +66,7 @@ def test_reflector_prose_bullets_keep_the_file_name_they_name() -> None:
 
 
 def test_reflector_explanations_are_not_cut_at_an_abbreviation() -> None:
-    from memx_mcp.engine.reflector.commands import explanation
+    from memx_mcp.engine.reflector.shell.commands import explanation
 
     assert explanation("The loader needs the key, e.g. API_KEY in .env. Then restart it.") == (
         "The loader needs the key, e.g. API_KEY in .env."

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from ..engine.reflector.llm import RateLimited
+from ..engine.reflector.readings.llm import RateLimited
 from .prompting import PromptRefiner
 
 

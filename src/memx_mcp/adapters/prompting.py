@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from ..engine.reflector.episode_writer import write_prompt
-from ..engine.reflector.llm import (
+from ..engine.reflector.readings.episode_writer import write_prompt
+from ..engine.reflector.readings.llm import (
     MERGE_PROMPT,
     SYSTEM,
     RateLimited,
@@ -23,7 +23,7 @@ from ..engine.reflector.llm import (
     parse_merge,
     review_prompt,
 )
-from ..engine.reflector.session_reading import (
+from ..engine.reflector.readings.session_reading import (
     SESSION_SYSTEM,
     Decision,
     Lesson,

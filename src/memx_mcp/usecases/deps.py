@@ -15,11 +15,11 @@ from ..config import Settings
 from ..domain.scopes import Scope, detect_scope, parse_scope
 from ..engine.curator import CuratorParams
 from ..engine.decay import DecayParams
-from ..engine.reflector import PrivacySanitizer
 from ..engine.retrieval import RetrievalParams
 from ..engine.retrieval.fusion import FusionParams
 from ..engine.retrieval.generator import TermsCache
 from ..ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, embed, no_refiner
+from ..privacy import PrivacySanitizer
 
 log = logging.getLogger(__name__)
 

@@ -196,7 +196,7 @@ def reflect(
     progress: Callable[[int, int], None] | None = None,
 ) -> ReflectResult:
     from ..engine.reflector.pipeline import Dropped
-    from ..engine.reflector.transcript import parse_transcript
+    from ..engine.reflector.transcripts.transcript import parse_transcript
 
     try:
         transcript = parse_transcript(text)

@@ -15,9 +15,9 @@ from memx_mcp.compose import open_store, team_guard
 from memx_mcp.config import Settings
 from memx_mcp.domain.errors import InvalidInputError, ModelMismatchError, TeamStoreUnavailable
 from memx_mcp.domain.models import Bullet, Conflict, KnowledgeType, Section, Status
-from memx_mcp.engine.reflector import PrivacySanitizer
 from memx_mcp.memory import Memory
 from memx_mcp.ports import ACTIVE, Embedder, ReadyEmbedder
+from memx_mcp.privacy import PrivacySanitizer
 from memx_mcp.usecases.writes import Draft
 
 from ...conftest import T0, Clock

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from memx_mcp.engine.reflector.detect import detect
-from memx_mcp.engine.reflector.distiller import distill
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.rules.detect import detect
+from memx_mcp.engine.reflector.rules.distiller import distill
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 
 from .test_rules import bash, session
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
-from memx_mcp.engine.reflector.episode_writer import check_written
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.readings.episode_writer import check_written
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 from ...messages_api import MessagesAPI
 from .test_rules import bash, session

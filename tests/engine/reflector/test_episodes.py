@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from memx_mcp.engine.reflector.commands import error_signature, is_question
-from memx_mcp.engine.reflector.detect import detect
-from memx_mcp.engine.reflector.distiller import distill
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.shell import action_kind, goal_key
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.rules.detect import detect
+from memx_mcp.engine.reflector.rules.distiller import distill
+from memx_mcp.engine.reflector.shell.commands import error_signature, is_question
+from memx_mcp.engine.reflector.shell.goals import action_kind, goal_key
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 from memx_mcp.text.clip import shorten
 
 from .test_rules import bash, session

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.transcript import Transcript, parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import Transcript, parse_transcript
 from memx_mcp.memory import Memory
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 from memx_mcp.usecases.reflect import reflect
 
 FORMATS = Path(__file__).parents[2] / "data" / "formats"

@@ -9,8 +9,8 @@ import pytest
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner, make_refiner
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 from ...messages_api import MessagesAPI
 from .test_rules import bash, session

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from memx_mcp.engine.reflector.detect import detect
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.rules.detect import detect
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 
 
 def session(*events: tuple[str, Any]) -> str:

@@ -5,8 +5,8 @@ person gives as a short correction of what the assistant just did."""
 from __future__ import annotations
 
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 
 def bullets(text: str) -> list[str]:

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
-from memx_mcp.engine.reflector.condense import condense, condense_lines, max_windows_for
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
-from memx_mcp.engine.reflector.session_reading import (
+from memx_mcp.engine.reflector.readings.condense import condense, condense_lines, max_windows_for
+from memx_mcp.engine.reflector.readings.session_reading import (
     Lesson,
     changed_later,
     consolidate_prompt,
@@ -20,7 +19,8 @@ from memx_mcp.engine.reflector.session_reading import (
     later_changes,
     parse_consolidated,
 )
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 from ...messages_api import MessagesAPI
 from .test_pipeline import EPISODE, SECRET

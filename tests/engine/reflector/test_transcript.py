@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memx_mcp.domain.errors import InvalidInputError
-from memx_mcp.engine.reflector.transcript import parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 
 DATA = Path(__file__).parents[3] / "benchmarks" / "data" / "transcripts"
 SESSION = DATA / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"

@@ -12,16 +12,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ...domain.models import KnowledgeType, Section
+from ...privacy import PrivacySanitizer
 from .classify import classify, extract_metadata, instructivity
-from .condense import condense, max_windows_for
-from .detect import detect
-from .distiller import RULE_CLASSES, distill
-from .episode_writer import check_written
-from .llm import RateLimited, Refiner, Verdict
-from .rules import Candidate, _context
-from .sanitizer import PrivacySanitizer
-from .session_reading import Lesson, changed_later, evidence_problem, later_changes
-from .transcript import Step, Transcript
+from .readings.condense import condense, max_windows_for
+from .readings.episode_writer import check_written
+from .readings.llm import RateLimited, Refiner, Verdict
+from .readings.session_reading import Lesson, changed_later, evidence_problem, later_changes
+from .rules.detect import detect
+from .rules.distiller import RULE_CLASSES, distill
+from .rules.structural import Candidate, _context
+from .transcripts.transcript import Step, Transcript
 
 log = logging.getLogger(__name__)
 EVENT_RADIUS = 2  # steps either side of an event sent as its excerpt

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...text.sentences import split_sentences
-from ...text.tokenize import STOP_WORDS
-from .commands import is_question
+from ....text.sentences import split_sentences
+from ....text.tokenize import STOP_WORDS
+from ..shell.commands import is_question
 
 MAX_BULLET = 400
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ...text.clip import shorten
+from ....text.clip import shorten
 
 # a cell or heading saying the thing is done (emoji are often replaced by "[OK]" in exports)
 _OK = re.compile(r"\[OK\]|✅|✓|\bOK\b|\bfixed\b|\bdone\b|resolvid[oa]|corrigid[oa]|已修复|已解决|解決済|修正済", re.I)

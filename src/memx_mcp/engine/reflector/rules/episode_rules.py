@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...text.clip import shorten
-from .commands import ERROR_CODE, clean_command, explanation, first_line
-from .episodes import Episode, _signature, edited_file, episodes, is_edit, stalled
-from .reported import edit_change, reported_episodes
-from .rules import _CONFIG_FILE, Candidate, _candidate, _is_exec
-from .shell import action_kind, goal_key, workdir
-from .transcript import Step, Transcript
+from ....text.clip import shorten
+from ..episodes.episodes import Episode, _signature, edited_file, episodes, is_edit, stalled
+from ..episodes.reported import edit_change, reported_episodes
+from ..shell.commands import ERROR_CODE, clean_command, explanation, first_line
+from ..shell.goals import action_kind, goal_key, workdir
+from ..transcripts.transcript import Step, Transcript
+from .structural import _CONFIG_FILE, Candidate, _candidate, _is_exec
 
 
 def _edited_between(steps: Sequence[Step], start: int, end: int) -> list[str]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from .episodes import edited_file, is_edit
-from .rules import Candidate, _candidate
-from .transcript import Step, Transcript
+from ..episodes.episodes import edited_file, is_edit
+from ..transcripts.transcript import Step, Transcript
+from .structural import Candidate, _candidate
 
 _READ_FIRST = re.compile(r"File has not been read yet\.?(?: Read it first before (?:writing to|editing) it\.?)?", re.I)
 LOOKAHEAD = 12

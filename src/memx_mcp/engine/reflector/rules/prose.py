@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from ...text.clip import shorten
-from ...text.sentences import split_sentences
-from .commands import is_question
+from ....text.clip import shorten
+from ....text.sentences import split_sentences
+from ..shell.commands import is_question
+from ..transcripts.transcript import Step, Transcript
 from .done_reports import done_items, fix_table_rows
 from .records import fix_records, told
-from .rules import CONFIDENCE, Candidate
-from .transcript import Step, Transcript
+from .structural import CONFIDENCE, Candidate
 
 _ERROR = re.compile(
     r"\b\w*(?:Error|Exception)\b|\berror\b|\bfailed\b|\bfails\b|traceback|\bcrash\w*|doesn't exist|does not exist|"

@@ -4,9 +4,9 @@ commands ran instead when the session shows it (a later `!cmd` / `/run cmd`)."""
 
 from __future__ import annotations
 
-from .episodes import is_exec
-from .rules import Candidate, _candidate
-from .transcript import Transcript
+from ..episodes.episodes import is_exec
+from ..transcripts.transcript import Transcript
+from .structural import Candidate, _candidate
 
 
 def refused_slash_commands(t: Transcript) -> list[Candidate]:

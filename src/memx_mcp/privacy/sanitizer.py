@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from ...text.tokenize import CAMEL_PARTS
+from ..text.tokenize import CAMEL_PARTS
 from .patterns import BUILTIN_PATTERNS, IPV4, JA_PARTICLE, Pattern, pattern
 from .shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 

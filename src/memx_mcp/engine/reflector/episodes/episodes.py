@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .commands import clean_command, error_signature, explanation, is_question, segments, strip_ansi
-from .shell import (
+from ..shell.commands import clean_command, error_signature, explanation, is_question, segments, strip_ansi
+from ..shell.goals import (
     _MISSING_TOOL,
     _TARGET,
     DIAGNOSTIC,
@@ -31,7 +31,7 @@ from .shell import (
     main_segment,
     workdir,
 )
-from .transcript import Step
+from ..transcripts.transcript import Step
 
 LOOKAHEAD = 30  # steps after a failure in which its resolution is looked for
 

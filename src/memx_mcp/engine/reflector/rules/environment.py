@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...text.clip import shorten
-from .commands import clean_command, first_line, strip_ansi
-from .episodes import is_exec, succeeded
-from .rules import Candidate, _candidate
-from .shell import _TARGET, action_kind, core_words, main_segment
-from .transcript import Step, Transcript
+from ....text.clip import shorten
+from ..episodes.episodes import is_exec, succeeded
+from ..shell.commands import clean_command, first_line, strip_ansi
+from ..shell.goals import _TARGET, action_kind, core_words, main_segment
+from ..transcripts.transcript import Step, Transcript
+from .structural import Candidate, _candidate
 
 _SUDO = re.compile(r"sudo: (?:a password is required|a terminal is required to read the password|no tty present)")
 _MISSING = re.compile(

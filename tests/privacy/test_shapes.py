@@ -6,7 +6,7 @@ import string
 
 import pytest
 
-from memx_mcp.engine.reflector.shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
+from memx_mcp.privacy.shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 
 
 def test_entropy_is_bits_per_character() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ...text.clip import shorten
+from ....text.clip import shorten
 
 _HEADING = re.compile(r"^\s*(?:#{2,6}\s+|\d+\.\s+\*\*|\*\*\d+\.)")
 _LABEL = r"\s*[-*•]?\s*\**\s*(?:{})\s*\**\s*[:：]\s*\**\s*(?P<body>.+)$"

@@ -15,13 +15,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from ...domain.models import KnowledgeType, Section
-from ...text.clip import head_and_tail
-from ..staleness import cited_paths
+from ....domain.models import KnowledgeType, Section
+from ....text.clip import head_and_tail
+from ...staleness import cited_paths
+from ..transcripts.transcript import Step
 from .condense import EDIT_TOOLS
 from .episode_writer import shape_problem
 from .llm import _json_object, known_label
-from .transcript import Step
 
 Outcome = Literal["success", "partial", "failed", "uncertain"]
 FIX_KINDS = frozenset({"fix", "workaround", "config"})

@@ -6,9 +6,9 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from .commands import is_question
+from ..shell.commands import is_question
+from ..transcripts.transcript import Step
 from .episodes import Episode, _why, edited_file, is_edit
-from .transcript import Step
 
 # What a person says when something they asked for still does not work, and when it finally does.
 _COMPLAINT = re.compile(

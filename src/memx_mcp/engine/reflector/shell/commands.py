@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from ...text.clip import shorten
-from ...text.sentences import split_sentences
+from ....text.clip import shorten
+from ....text.sentences import split_sentences
 
 _CD_PREFIX = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
 _ENV_PREFIX = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+")

@@ -14,10 +14,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ...text.clip import head_and_tail as _clip
-from .commands import COMMON_CLIS, INSTALL, clean_command, command_key, explanation, first_segment, is_routine, program
-from .episodes import relevant
-from .transcript import Step, Transcript
+from ....text.clip import head_and_tail as _clip
+from ..episodes.episodes import relevant
+from ..shell.commands import (
+    COMMON_CLIS,
+    INSTALL,
+    clean_command,
+    command_key,
+    explanation,
+    first_segment,
+    is_routine,
+    program,
+)
+from ..transcripts.transcript import Step, Transcript
 
 CONFIDENCE = {
     "ErrorFixRule": 0.8,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...text.clip import head_and_tail
-from .transcript import Step
+from ....text.clip import head_and_tail
+from ..transcripts.transcript import Step
 
 # (characters of a tool's output, of a message) kept per step, from gentle to harsh
 LEVELS = ((1600, 2400), (800, 1400), (400, 800), (160, 400), (0, 240))

@@ -4,14 +4,14 @@ says. The rules live in their modules; this one only gathers them."""
 
 from __future__ import annotations
 
+from ..transcripts.transcript import Transcript
 from .corrections import correction_candidates
 from .environment import environment_facts
 from .episode_rules import error_episodes, harness_notices
 from .prose import convention_candidates, prose_candidates
-from .rules import Candidate, config_changes, new_tools, repetitive_ops
 from .slash_commands import refused_slash_commands
+from .structural import Candidate, config_changes, new_tools, repetitive_ops
 from .tool_preconditions import read_first_refusals
-from .transcript import Transcript
 
 
 def detect(t: Transcript, start_step: int = 0) -> list[Candidate]:

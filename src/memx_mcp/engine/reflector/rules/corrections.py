@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ...text.clip import shorten
-from ...text.sentences import split_sentences
-from .commands import is_question
-from .rules import CONFIDENCE, Candidate
-from .transcript import Step, Transcript
+from ....text.clip import shorten
+from ....text.sentences import split_sentences
+from ..shell.commands import is_question
+from ..transcripts.transcript import Step, Transcript
+from .structural import CONFIDENCE, Candidate
 
 MAX_MESSAGE = 200
 _CORRECTION = re.compile(

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from ...domain.models import KnowledgeType, Section
+from ....domain.models import KnowledgeType, Section
 
 SYSTEM = (
     "You curate a long-term memory for an AI coding assistant. From an excerpt of a coding session you keep "

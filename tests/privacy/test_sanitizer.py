@@ -5,7 +5,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from memx_mcp.engine.reflector.sanitizer import PrivacySanitizer
+from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
 S = PrivacySanitizer()
 

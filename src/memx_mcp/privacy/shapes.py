@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from itertools import pairwise
 
-from ...text.tokenize import CAMEL_PARTS
+from ..text.tokenize import CAMEL_PARTS
 
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|<[^>]*>?|%\(?\w+\)?s?|\{.*\}|`.*|\*+|\[redacted.*)$|xxxx|\*\*\*\*|####|example|sample|"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from ...domain.errors import InvalidInputError
+from ....domain.errors import InvalidInputError
 from . import formats
 
 Role = Literal["user", "assistant", "tool"]

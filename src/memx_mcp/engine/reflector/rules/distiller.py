@@ -3,9 +3,9 @@ commands and identifiers kept verbatim."""
 
 from __future__ import annotations
 
-from ...domain.models import KnowledgeType, Section
-from ...text.clip import shorten
-from .rules import Candidate
+from ....domain.models import KnowledgeType, Section
+from ....text.clip import shorten
+from .structural import Candidate
 
 MAX_BULLET_CHARS = 400
 

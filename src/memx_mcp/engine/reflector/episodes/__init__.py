@@ -1,0 +1,1 @@
+"""Episodes: a failure, the actions taken, the first observed success; and those a person reports."""

@@ -1,0 +1,1 @@
+"""Reading the shell commands and tool output in a session's steps."""

@@ -1,0 +1,1 @@
+"""Transcripts: a session in any client's format, parsed into the same steps."""
