@@ -11,8 +11,8 @@ from memx_mcp.adapters.backends import choose_backend, make_refiner
 from memx_mcp.adapters.coding_cli import CLIRefiner
 from memx_mcp.adapters.openai_compat import OpenAIRefiner
 from memx_mcp.config import CHILD_MARKER, Settings
+from memx_mcp.domain.errors import RateLimited
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.readings.llm import RateLimited
 from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 from memx_mcp.privacy.sanitizer import PrivacySanitizer
 

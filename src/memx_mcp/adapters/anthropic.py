@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.reflector.readings.llm import RateLimited
+from ..domain.errors import RateLimited
 from .prompting import PromptRefiner
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import CHILD_MARKER
-from ..engine.reflector.readings.llm import RateLimited
+from ..domain.errors import RateLimited
 from .prompting import PromptRefiner
 
 _LIMITED = re.compile(

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from ..engine.reflector.readings.llm import RateLimited
+from ..domain.errors import RateLimited
 from .prompting import PromptRefiner
 
 

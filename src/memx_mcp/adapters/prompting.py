@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from ..domain.errors import RateLimited
 from ..engine.reflector.readings.episode_writer import write_prompt
 from ..engine.reflector.readings.llm import (
     MERGE_PROMPT,
     SYSTEM,
-    RateLimited,
     Verdict,
     check_prompt,
     extract_prompt,

@@ -12,7 +12,8 @@ silence (a log line) in hooks.
     │   ├── StoreDamagedError    files of the store are missing or unreadable: run `memx repair`
     │   ├── DiskFullError        the disk is full (ENOSPC): nothing half-written is reported as stored
     │   └── TeamStoreUnavailable the team store (object storage) cannot be reached: nothing was written to it
-    └── EmbedderUnavailable      the embedding model cannot load (memx goes keyword-only)
+    ├── EmbedderUnavailable      the embedding model cannot load (memx goes keyword-only)
+    └── RateLimited              the model that reads sessions said to slow down: the session waits
 """
 
 from __future__ import annotations
@@ -64,3 +65,20 @@ class EmbedderUnavailable(MemxError):
 
 class TeamStoreUnavailable(StoreError):
     """The team store on object storage cannot be reached now; what was asked of it was not done."""
+
+
+class RateLimited(MemxError):
+    """The model's service said to slow down (HTTP 429, a plan's usage or session limit): the session is
+    left for later, never retried in a loop. ``retry_after`` is in seconds (0: not said)."""
+
+    def __init__(self, message: str, retry_after: float | str = 0.0) -> None:
+        super().__init__(message)
+        self.retry_after = _seconds(retry_after)
+
+
+def _seconds(value: float | str) -> float:
+    """A ``retry-after`` header's seconds (0 when it says none, or a date memx does not parse)."""
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return 0.0

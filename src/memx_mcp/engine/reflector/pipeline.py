@@ -11,12 +11,13 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from ...domain.errors import RateLimited
 from ...domain.models import KnowledgeType, Section
 from ...privacy import PrivacySanitizer
 from .classify import classify, extract_metadata, instructivity
 from .readings.condense import condense, max_windows_for
 from .readings.episode_writer import check_written
-from .readings.llm import RateLimited, Refiner, Verdict
+from .readings.llm import Refiner, Verdict
 from .readings.session_reading import Lesson, changed_later, evidence_problem, later_changes
 from .rules.detect import detect
 from .rules.distiller import RULE_CLASSES, distill

@@ -57,23 +57,6 @@ class _Answer(BaseModel):
     items: list[_Item] = Field(max_length=50)
 
 
-class RateLimited(Exception):
-    """The model's service said to slow down (HTTP 429, a plan's usage or session limit): the session is
-    left for later, never retried in a loop. ``retry_after`` is in seconds (0: not said)."""
-
-    def __init__(self, message: str, retry_after: float | str = 0.0) -> None:
-        super().__init__(message)
-        self.retry_after = _seconds(retry_after)
-
-
-def _seconds(value: float | str) -> float:
-    """A ``retry-after`` header's seconds (0 when it says none, or a date memx does not parse)."""
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return 0.0
-
-
 class Refiner(Protocol):
     calls: int
     input_tokens: int
