@@ -12,7 +12,16 @@ from pydantic import ValidationError
 
 from ..domain.errors import RateLimited
 from ..engine.reflector.readings.episode_writer import write_prompt
-from ..engine.reflector.readings.llm import (
+from ..engine.reflector.readings.session_reading import (
+    SESSION_SYSTEM,
+    Decision,
+    Lesson,
+    consolidate_prompt,
+    parse_consolidated,
+    parse_lessons,
+    window_prompt,
+)
+from ..engine.reflector.readings.verdicts import (
     MERGE_PROMPT,
     SYSTEM,
     Verdict,
@@ -22,15 +31,6 @@ from ..engine.reflector.readings.llm import (
     parse_checks,
     parse_merge,
     review_prompt,
-)
-from ..engine.reflector.readings.session_reading import (
-    SESSION_SYSTEM,
-    Decision,
-    Lesson,
-    consolidate_prompt,
-    parse_consolidated,
-    parse_lessons,
-    window_prompt,
 )
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from ...privacy import PrivacySanitizer
 from .classify import classify, extract_metadata, instructivity
 from .readings.condense import condense, max_windows_for
 from .readings.episode_writer import check_written
-from .readings.llm import Refiner, Verdict
 from .readings.session_reading import Lesson, changed_later, evidence_problem, later_changes
+from .readings.verdicts import Refiner, Verdict
 from .rules.detect import detect
 from .rules.distiller import RULE_CLASSES, distill
 from .rules.structural import Candidate, _context

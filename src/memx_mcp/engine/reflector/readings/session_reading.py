@@ -21,7 +21,7 @@ from ...staleness import cited_paths
 from ..transcripts.transcript import Step
 from .condense import EDIT_TOOLS
 from .episode_writer import shape_problem
-from .llm import _json_object, known_label
+from .verdicts import _json_object, known_label
 
 Outcome = Literal["success", "partial", "failed", "uncertain"]
 FIX_KINDS = frozenset({"fix", "workaround", "config"})

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memx_mcp.domain.models import KnowledgeType, Section
-from memx_mcp.engine.reflector.readings.llm import check_prompt, parse_answer, parse_checks
+from memx_mcp.engine.reflector.readings.verdicts import check_prompt, parse_answer, parse_checks
 
 
 def _answer(**item: object) -> str:
