@@ -76,3 +76,19 @@ def test_the_python_dash_m_entry_points_still_start(module: str) -> None:
     # the CLI and the server became folders: `python -m` on their old names must keep working
     done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and __version__ in done.stdout, done.stderr
+
+
+def test_no_engine_or_use_case_probes_a_port_for_a_capability() -> None:
+    # a port declares every method its users call (readings/model.py, ports.py): getattr(port, "name") on
+    # one is a sign the port is incomplete
+    for f in sources(SRC / "engine") + sources(SRC / "usecases"):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and "refiner" in ast.unparse(node.args[0]).lower()
+            ):
+                pytest.fail(f"{f.relative_to(SRC)}:{node.lineno} probes {ast.unparse(node)}: declare it in the port")

@@ -26,7 +26,7 @@ from .domain.models import Bullet
 from .privacy import PrivacySanitizer
 
 if TYPE_CHECKING:
-    from .engine.reflector.readings.verdicts import Refiner
+    from .engine.reflector.readings.model import Refiner
 from .memory import Memory
 from .ports import Embedder, RefinerFactory
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from .domain.models import Bullet, Conflict, KnowledgeType, Section, Status
 
 if TYPE_CHECKING:  # the LLM's pydantic shapes load only where an LLM is used
-    from .engine.reflector.readings.verdicts import Refiner
+    from .engine.reflector.readings.model import Refiner
 
 EmbedKind = Literal["query", "passage"]
 

@@ -10,9 +10,11 @@ import pytest
 from memx_mcp.adapters.backends import choose_backend, make_refiner
 from memx_mcp.adapters.coding_cli import CLIRefiner
 from memx_mcp.adapters.openai_compat import OpenAIRefiner
+from memx_mcp.adapters.prompting import PromptRefiner
 from memx_mcp.config import CHILD_MARKER, Settings
 from memx_mcp.domain.errors import RateLimited
 from memx_mcp.engine.reflector.pipeline import Reflector
+from memx_mcp.engine.reflector.readings.model import Refiner
 from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
@@ -106,3 +108,21 @@ def test_an_openai_compatible_rate_limit_is_said_with_its_wait() -> None:
         with pytest.raises(RateLimited) as raised:
             refiner.complete("s", "p", 10)
     assert raised.value.retry_after == 90
+
+
+def every_backend() -> list[PromptRefiner]:
+    from memx_mcp.adapters.anthropic import AnthropicRefiner
+
+    refiners: list[PromptRefiner] = [AnthropicRefiner("k", "m", "http://127.0.0.1:9", 1.0)]
+    refiners.append(OpenAIRefiner("http://127.0.0.1:9/v1", "m"))
+    refiners += [CLIRefiner(name, "/bin/sh") for name in ("claude-cli", "codex-cli", "gemini-cli")]
+    return refiners
+
+
+def test_every_backend_declares_every_capability_of_the_model_port() -> None:
+    declared = [n for n in vars(Refiner) if not n.startswith("_")] + list(Refiner.__annotations__)
+    assert {"lessons", "consolidate", "write", "check", "failures", "backend"} <= set(declared)
+    for refiner in every_backend():
+        assert isinstance(refiner, Refiner), refiner.backend
+        missing = [n for n in declared if not hasattr(refiner, n)]
+        assert not missing, f"{refiner.backend} lacks {missing}"

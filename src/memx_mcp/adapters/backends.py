@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import CHILD_MARKER, Settings
-from ..engine.reflector.readings.verdicts import Refiner
+from ..engine.reflector.readings.model import Refiner
 
 ORDER = ("anthropic", "openai", "claude-cli", "codex-cli", "gemini-cli")
 HTTP_BACKENDS = ("anthropic", "openai")

@@ -17,8 +17,9 @@ from ...privacy import PrivacySanitizer
 from .classify import classify, extract_metadata, instructivity
 from .readings.condense import condense, max_windows_for
 from .readings.episode_writer import check_written
+from .readings.model import Refiner
 from .readings.session_reading import Lesson, changed_later, evidence_problem, later_changes
-from .readings.verdicts import Refiner, Verdict
+from .readings.verdicts import Verdict
 from .rules.detect import detect
 from .rules.distiller import RULE_CLASSES, distill
 from .rules.structural import Candidate, _context
@@ -172,8 +173,7 @@ class Reflector:
         return {v.index: v for v in verdicts if 0 <= v.index < len(group)}
 
     def _writer(self) -> Callable[[str, Sequence[str]], list[Verdict] | None] | None:
-        write = getattr(self.refiner, "write", None) if self.writes else None
-        return write if callable(write) else None
+        return self.refiner.write if self.writes and self.refiner is not None else None
 
     def _write(
         self,
@@ -262,11 +262,7 @@ class Reflector:
         evidence; then one call weighs the kept lessons against each other and the store. A window whose
         call fails gets the rules' view of its steps; a rate limit leaves the whole session for later."""
         assert self.refiner is not None
-        read = getattr(self.refiner, "lessons", None)
-        if not callable(read):
-            report.notes.append("this model cannot read whole sessions: the rules' view was kept")
-            self.keep_rules(candidates, report)
-            return
+        read = self.refiner.lessons
         masked = [mask_step(self.sanitizer, s) for s in t.steps[start:]]
         by_index = {s.index: s for s in masked}
         raw = sum(len(x) for s in masked for x in s.texts)
@@ -319,8 +315,9 @@ class Reflector:
         """The lessons after one call against each other and the store (skipped where one window saw the
         whole session, the store holds nothing and there is one lesson). A merged sentence must stand on the
         evidence of the lessons it merges, else the lesson stays as it was."""
-        consolidate = getattr(self.refiner, "consolidate", None)
-        if not kept or not callable(consolidate) or (windows == 1 and not known and len(kept) == 1 and not later):
+        assert self.refiner is not None
+        consolidate = self.refiner.consolidate
+        if not kept or (windows == 1 and not known and len(kept) == 1 and not later):
             return kept
         try:
             decisions = (
@@ -379,9 +376,10 @@ class Reflector:
         """The session's llm bullets, each once, against what happened after the first of them to the end:
         a bullet a later step overturned (or a guess told as a fact) is dropped with the model's reason.
         A failed call keeps the bullets, with a note."""
-        check = getattr(self.refiner, "check", None)
+        assert self.refiner is not None
+        check = self.refiner.check
         own = [b for b in report.bullets if b.source == "llm"]
-        if not callable(check) or not own:
+        if not own:
             return
         step_of: dict[str, int] = {}
         for b in own:
@@ -506,4 +504,4 @@ class Reflector:
             report.llm_calls = self.refiner.calls
             report.llm_input_tokens = self.refiner.input_tokens
             report.llm_output_tokens = self.refiner.output_tokens
-            report.llm_failures = getattr(self.refiner, "failures", 0)
+            report.llm_failures = self.refiner.failures

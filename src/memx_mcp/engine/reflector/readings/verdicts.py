@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
@@ -55,18 +55,6 @@ class _Item(BaseModel):
 
 class _Answer(BaseModel):
     items: list[_Item] = Field(max_length=50)
-
-
-class Refiner(Protocol):
-    calls: int
-    input_tokens: int
-    output_tokens: int
-
-    def review(self, excerpt: str, candidates: Sequence[str]) -> list[Verdict] | None: ...
-
-    def extract(self, excerpt: str) -> list[Verdict] | None: ...
-
-    def merge(self, kept: str, other: str) -> str | None: ...
 
 
 def _json_object(text: str) -> Any:
