@@ -17,7 +17,8 @@ from .writes import Draft
 from .writing import checked, write
 
 if TYPE_CHECKING:
-    from ..engine.reflector.pipeline import Distilled, Reflector, ReflectReport
+    from ..engine.reflector.pipeline import Reflector
+    from ..engine.reflector.readings.report import Distilled, ReflectReport
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
@@ -195,7 +196,7 @@ def reflect(
     session_key: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReflectResult:
-    from ..engine.reflector.pipeline import Dropped
+    from ..engine.reflector.readings.report import Dropped
     from ..engine.reflector.transcripts.transcript import parse_transcript
 
     try:
