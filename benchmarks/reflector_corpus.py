@@ -43,6 +43,7 @@ from typing import Any
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.engine.reflector.pipeline import Reflector
+from memx_mcp.engine.reflector.readings import registry
 from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
 from memx_mcp.privacy.sanitizer import PrivacySanitizer
 
@@ -283,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         help="LLM modes, pass 2: answer from these files (with --llm-record: the known, recording the new)",
     )
     ap.add_argument(
-        "--llm-mode", choices=("hybrid", "llm", "session"), default="hybrid", help="with --llm-*: which mode"
+        "--llm-mode",
+        choices=[m.name for m in registry.modes() if m.needs_model],
+        default="hybrid",
+        help="with --llm-*: which mode",
     )
     ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
     ap.add_argument(

@@ -14,14 +14,24 @@ from typing import Any
 
 from .domain.catalog import CuratorDefaults, spec
 from .domain.errors import InvalidInputError
+from .engine.reflector.readings import registry as readings
 
 ENV_PREFIX = "MEMX_"
 # Set in the environment of a model call memx starts (a coding CLI in headless mode): every memx hook that
 # sees it returns at once, so a child session never starts another reflection.
 CHILD_MARKER = "MEMX_REFLECTING"
-REFLECTOR_MODES = ("auto", "rules", "session", "hybrid", "llm")
 LLM_BACKENDS = ("auto", "anthropic", "openai", "claude-cli", "codex-cli", "gemini-cli", "none")
 MERGE_STRATEGIES = ("keep_best", "merge_content")
+
+
+def reflector_modes() -> tuple[str, ...]:
+    """Every value ``reflector_mode`` may take: auto, then each registered reading mode."""
+    return readings.names()
+
+
+def reading_mode(name: str) -> readings.ReadingMode:
+    """The registered reading mode ``name`` (auto: the one a model reads with); InvalidInputError otherwise."""
+    return readings.mode(name)
 
 
 def default_home() -> Path:
@@ -231,8 +241,9 @@ class Settings:
     )
 
     def __post_init__(self) -> None:
-        if self.reflector_mode not in REFLECTOR_MODES or self.hook_reflector_mode not in REFLECTOR_MODES:
-            raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
+        modes = reflector_modes()
+        if self.reflector_mode not in modes or self.hook_reflector_mode not in modes:
+            raise InvalidInputError(f"reflector_mode must be one of {', '.join(modes)}")
         if self.rules_floor not in ("strict", "all"):
             raise InvalidInputError("rules_floor must be strict or all")
         if self.llm_backend not in LLM_BACKENDS:

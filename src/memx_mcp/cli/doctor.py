@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .. import __version__
-from ..config import Settings
+from ..config import Settings, reading_mode
 from ..domain.catalog import E5_SWITCH, ENABLE_LEARNING, MULTILINGUAL_EXTRA, e5_no_build, offers_multilingual
 from .clients import Places
 
@@ -163,10 +163,12 @@ def _reflector(settings: Settings) -> Check:
 
     backend, why = reflector_backend(settings)
     mode = settings.reflector_mode
-    if mode == "rules" or not backend:
-        detail = f"mode {mode}: rules only, the quiet floor (nothing is sent anywhere); {why}"
-        return Check("OK", "reflector", detail, "" if mode == "rules" else ENABLE_LEARNING)
-    reads = "reads each finished session whole" if mode in ("auto", "session") else f"{mode} mode"
+    reading = reading_mode(mode)
+    if not reading.needs_model or not backend:
+        floor = reading.summary if not reading.needs_model else "rules only, the quiet floor"
+        detail = f"mode {mode}: {floor} (nothing is sent anywhere); {why}"
+        return Check("OK", "reflector", detail, "" if not reading.needs_model else ENABLE_LEARNING)
+    reads = "reads each finished session whole" if reading.whole_session else f"{mode} mode"
     return Check("OK", "reflector", f"mode {mode}: backend {backend} {reads} ({why})")
 
 

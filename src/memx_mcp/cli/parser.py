@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from .. import __version__
+from ..config import reflector_modes
 from .clients import CLIENTS
 
 EXAMPLES = """examples:
@@ -129,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--mode",
-        choices=["auto", "session", "rules", "hybrid", "llm"],
+        choices=reflector_modes(),
         help="default: MEMX_REFLECTOR_MODE (auto: the model memx finds reads the whole session, else rules)",
     )
     p.add_argument("--dry-run", action="store_true", help="show what would be kept; store nothing")

@@ -11,7 +11,7 @@ import logging
 import time
 from pathlib import Path
 
-from ..config import CHILD_MARKER, Settings
+from ..config import CHILD_MARKER, Settings, reading_mode
 
 
 def is_child() -> bool:
@@ -26,7 +26,7 @@ def reflect_session(
 ) -> None:
     """Reflect ``path`` (a transcript file that exists) now with the rules, or queue it for the detached
     worker where a model may read it. Errors propagate: the caller fails open."""
-    if settings.hook_reflector_mode != "rules" and settings.llm_backend != "none":
+    if reading_mode(settings.hook_reflector_mode).needs_model and settings.llm_backend != "none":
         from . import queue
 
         queue.enqueue(settings, event, path, session_key, cwd)

@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
-from ..config import Settings, load_settings
+from ..config import Settings, load_settings, reflector_modes
 from ..domain.errors import MemxError
 from ..domain.inputs import (
     MAX_CONTENT_CHARS,
@@ -305,8 +305,11 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
             ),
         ] = None,
         mode: Annotated[
-            Literal["auto", "session", "rules", "hybrid", "llm"] | None,
-            Field(description="default auto: the model memx finds reads the whole session, else rules"),
+            str | None,
+            Field(  # the registered reading modes, read when the tool is built
+                description="default auto: the model memx finds reads the whole session, else rules",
+                json_schema_extra={"enum": [*reflector_modes(), None]},
+            ),
         ] = None,
         dry_run: Annotated[bool, Field(description="only show what would be kept")] = False,
         scope: Scope = None,

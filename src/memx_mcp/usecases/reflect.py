@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..domain.errors import InvalidInputError
 from ..domain.models import RememberResult
 from ..domain.scopes import Scope, detect_scope
+from ..engine.reflector.readings import registry
 from .deps import Deps
 from .writes import Draft
 from .writing import checked, write
@@ -143,29 +144,31 @@ def transcript_key(text: str, session_id: str, path: Path | None) -> str:
 
 
 def make_reflector(deps: Deps, mode: str | None, text: str = "") -> tuple[Reflector, list[str]]:
-    from ..config import REFLECTOR_MODES
     from ..domain.catalog import ENABLE_LEARNING
     from ..engine.reflector.pipeline import Reflector  # the rules load with the first reflect, not at start-up
 
     settings = deps.settings
     chosen = mode or settings.reflector_mode
-    if chosen not in REFLECTOR_MODES:
-        raise InvalidInputError(f"mode must be one of {', '.join(REFLECTOR_MODES)}, not {chosen!r}")
+    reading = registry.mode(chosen)  # auto: the mode a model reads with
     notes: list[str] = []
     refiner = None
-    if chosen != "rules":
-        whole = chosen in ("auto", "session")
-        timeout = settings.session_timeout if whole else settings.llm_timeout
+    if reading.needs_model:
+        timeout = settings.session_timeout if reading.whole_session else settings.llm_timeout
         refiner, note = deps.refiners(settings.llm_model, settings.llm_base_url, timeout)
         if note:
             notes.append(note)
-    if refiner is None:
+    if refiner is None and (reading.needs_model or reading.name == registry.WITHOUT_A_MODEL):
         notes.append(f"rules mode, the quiet floor: it keeps little and rarely anything false; {ENABLE_LEARNING}")
     sanitizer = deps.sanitizer.learning(text) if text else deps.sanitizer
-    effective = "session" if chosen == "auto" else chosen
     window = settings.session_window_chars
     reflector = Reflector(
-        sanitizer, effective, refiner, settings.min_score, writes=True, window_chars=window, floor=settings.rules_floor
+        sanitizer,
+        reading.name,
+        refiner,
+        settings.min_score,
+        writes=True,
+        window_chars=window,
+        floor=settings.rules_floor,
     )
     return reflector, notes
 
@@ -207,7 +210,8 @@ def reflect(
     start = 0 if dry_run else deps.store.reflected_upto(key)
     reflector, notes = make_reflector(deps, mode, transcript.text)  # learns from what bullets quote
     target = _scope_for(deps, scope, transcript.cwd)
-    known = [b.content for b in deps.store.active_in([str(target)])] if reflector.mode == "session" else []
+    weighs_known = registry.mode(reflector.mode).whole_session
+    known = [b.content for b in deps.store.active_in([str(target)])] if weighs_known else []
     report = reflector.reflect(transcript, start, progress, known=known[-KNOWN_BULLETS:])
     report.notes.extend(notes)
     if transcript.skipped_lines:

@@ -31,7 +31,7 @@ from ..domain.inputs import (
 )
 from ..domain.models import Bullet, KnowledgeType, Section, Status, new_id
 from ..domain.scopes import Scope, parse_scope
-from ..engine.reflector import classify, extract_metadata, instructivity
+from ..engine.reflector.classify import classify, extract_metadata, instructivity
 from ..privacy import PrivacySanitizer
 
 ID = re.compile(r"[A-Za-z0-9_\-]{1,100}")

@@ -155,7 +155,9 @@ def _llm_merged(deps: Deps, merged: Bullet, existing: Bullet, new: Bullet) -> Bu
     """With ``merge_content``, outside rules mode and with a key, the LLM writes the merged bullet;
     any failure keeps the deterministic merge."""
     settings = deps.settings
-    if settings.reflector_mode == "rules":
+    from ..engine.reflector.readings import registry
+
+    if not registry.mode(settings.reflector_mode).needs_model:
         return merged
     # This runs under the store's write lock: keep the wait short so other writers are not held up.
     refiner, _ = deps.refiners(settings.llm_model, settings.llm_base_url, min(settings.llm_timeout, 5.0), "merge")

@@ -71,7 +71,7 @@ def mode(name: str) -> ReadingMode:
     return found
 
 
-register(ReadingMode("rules", "the rules alone, the quiet floor", _builtin("rules", "RulesReading"), needs_model=False))
+register(ReadingMode("rules", "rules only, the quiet floor", _builtin("rules", "RulesReading"), needs_model=False))
 register(
     ReadingMode(
         "session",
