@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .domain import backends
 from .domain.catalog import CuratorDefaults, spec
 from .domain.errors import InvalidInputError
 from .engine.reflector.readings import registry as readings
@@ -20,7 +21,6 @@ ENV_PREFIX = "MEMX_"
 # Set in the environment of a model call memx starts (a coding CLI in headless mode): every memx hook that
 # sees it returns at once, so a child session never starts another reflection.
 CHILD_MARKER = "MEMX_REFLECTING"
-LLM_BACKENDS = ("auto", "anthropic", "openai", "claude-cli", "codex-cli", "gemini-cli", "none")
 MERGE_STRATEGIES = ("keep_best", "merge_content")
 
 
@@ -92,8 +92,8 @@ class Settings:
     llm_backend: str = field(
         default="auto",
         metadata={
-            "doc": "which model reads sessions: auto (the first of anthropic, openai, claude-cli, codex-cli, "
-            "gemini-cli that this machine has), one of them, or none (rules only)"
+            "doc": f"which model reads sessions: auto (the first of {', '.join(backends.backend_names())} that this "
+            "machine has), one of them, or none (rules only)"
         },
     )
     openai_base_url: str = field(
@@ -246,8 +246,8 @@ class Settings:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(modes)}")
         if self.rules_floor not in ("strict", "all"):
             raise InvalidInputError("rules_floor must be strict or all")
-        if self.llm_backend not in LLM_BACKENDS:
-            raise InvalidInputError(f"llm_backend must be one of {', '.join(LLM_BACKENDS)}")
+        if self.llm_backend not in backends.setting_values():
+            raise InvalidInputError(f"llm_backend must be one of {', '.join(backends.setting_values())}")
         if self.openai_base_url and not self.openai_model:
             raise InvalidInputError("openai_base_url is set but openai_model is empty: name the model to ask")
         if self.session_window_chars < 4000:

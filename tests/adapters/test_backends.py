@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memx_mcp.adapters.backends import choose_backend, make_refiner
+from memx_mcp.adapters.backends import Choice, choose_backend, make_refiner, refiner_for
 from memx_mcp.adapters.coding_cli import CLIRefiner
 from memx_mcp.adapters.openai_compat import OpenAIRefiner
-from memx_mcp.adapters.prompting import PromptRefiner
 from memx_mcp.config import CHILD_MARKER, Settings
-from memx_mcp.domain.errors import RateLimited
+from memx_mcp.domain.backends import BACKENDS, Backend, backend_names
+from memx_mcp.domain.errors import InvalidInputError, RateLimited
 from memx_mcp.engine.reflector.pipeline import Reflector
 from memx_mcp.engine.reflector.readings.model import Refiner
 from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
@@ -110,19 +110,23 @@ def test_an_openai_compatible_rate_limit_is_said_with_its_wait() -> None:
     assert raised.value.retry_after == 90
 
 
-def every_backend() -> list[PromptRefiner]:
-    from memx_mcp.adapters.anthropic import AnthropicRefiner
-
-    refiners: list[PromptRefiner] = [AnthropicRefiner("k", "m", "http://127.0.0.1:9", 1.0)]
-    refiners.append(OpenAIRefiner("http://127.0.0.1:9/v1", "m"))
-    refiners += [CLIRefiner(name, "/bin/sh") for name in ("claude-cli", "codex-cli", "gemini-cli")]
-    return refiners
-
-
-def test_every_backend_declares_every_capability_of_the_model_port() -> None:
+@pytest.mark.parametrize("backend", BACKENDS, ids=lambda b: b.name)
+def test_every_backend_declares_every_capability_of_the_model_port(
+    backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    settings = Settings(home=tmp_path, openai_base_url="http://127.0.0.1:9/v1", openai_model="m")
+    choice = Choice(backend.name, "a test", "/bin/sh" if backend.program else "")
+    refiner = refiner_for(choice, settings, "m", "http://127.0.0.1:9", 1.0)
     declared = [n for n in vars(Refiner) if not n.startswith("_")] + list(Refiner.__annotations__)
     assert {"lessons", "consolidate", "write", "check", "failures", "backend"} <= set(declared)
-    for refiner in every_backend():
-        assert isinstance(refiner, Refiner), refiner.backend
-        missing = [n for n in declared if not hasattr(refiner, n)]
-        assert not missing, f"{refiner.backend} lacks {missing}"
+    assert isinstance(refiner, Refiner) and refiner.backend == backend.name
+    missing = [n for n in declared if not hasattr(refiner, n)]
+    assert not missing, f"{backend.name} lacks {missing}"
+
+
+def test_the_settings_take_the_backends_from_the_one_list(tmp_path: Path) -> None:
+    for name in (*backend_names(), "auto", "none"):
+        assert Settings(home=tmp_path, llm_backend=name).llm_backend == name
+    with pytest.raises(InvalidInputError, match=", ".join(backend_names())):
+        Settings(home=tmp_path, llm_backend="gpt")

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import CHILD_MARKER, Settings
+from ..domain.backends import AUTO, BACKENDS, NONE
 from ..engine.reflector.readings.model import Refiner
 
-ORDER = ("anthropic", "openai", "claude-cli", "codex-cli", "gemini-cli")
-HTTP_BACKENDS = ("anthropic", "openai")
-_PROGRAMS = {"claude-cli": "claude", "codex-cli": "codex", "gemini-cli": "gemini"}
+ORDER = tuple(b.name for b in BACKENDS)
+HTTP_BACKENDS = tuple(b.name for b in BACKENDS if b.http)
+_PROGRAMS = {b.name: b.program for b in BACKENDS if b.program}
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,9 @@ def choose_backend(
     if env.get(CHILD_MARKER):
         return Choice("", "memx runs inside a model call it started: no model is asked from here")
     wanted = settings.llm_backend
-    if wanted == "none":
+    if wanted == NONE:
         return Choice("", "llm_backend is none")
-    order: tuple[str, ...] = ORDER if wanted == "auto" else (wanted,)
+    order: tuple[str, ...] = ORDER if wanted == AUTO else (wanted,)
     if http_only:
         order = tuple(b for b in order if b in HTTP_BACKENDS)
     reasons = []
@@ -109,7 +110,7 @@ def choose_backend(
         if found.backend:
             return (
                 found
-                if wanted == "auto"
+                if wanted == AUTO
                 else Choice(found.backend, f"llm_backend is {wanted}: {found.reason}", found.program)
             )
         reasons.append(found.reason)
@@ -125,19 +126,24 @@ def make_refiner(
     if not choice.backend:
         return None, f"no model to read sessions ({choice.reason}): the Reflector ran in rules mode"
     try:
-        if choice.backend == "anthropic":
-            from .anthropic import AnthropicRefiner
-
-            key = os.environ["ANTHROPIC_API_KEY"].strip()
-            return AnthropicRefiner(key, model, base_url, timeout), ""
-        if choice.backend == "openai":
-            from .openai_compat import OpenAIRefiner
-
-            key = os.environ.get("MEMX_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
-            return OpenAIRefiner(settings.openai_base_url, settings.openai_model, key, timeout), ""
-        from .coding_cli import CLIRefiner
-
-        cli_model = settings.cli_model or (settings.llm_model if choice.backend == "claude-cli" else "")
-        return CLIRefiner(choice.backend, choice.program, cli_model, timeout), ""
+        return refiner_for(choice, settings, model, base_url, timeout), ""
     except Exception as exc:  # a library missing or misconfigured: rules still work
         return None, f"{choice.backend} unavailable ({type(exc).__name__}): the Reflector ran in rules mode"
+
+
+def refiner_for(choice: Choice, settings: Settings, model: str, base_url: str, timeout: float) -> Refiner:
+    """The refiner of a chosen backend, its library loaded only now."""
+    if choice.backend == "anthropic":
+        from .anthropic import AnthropicRefiner
+
+        key = os.environ["ANTHROPIC_API_KEY"].strip()
+        return AnthropicRefiner(key, model, base_url, timeout)
+    if choice.backend == "openai":
+        from .openai_compat import OpenAIRefiner
+
+        key = os.environ.get("MEMX_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
+        return OpenAIRefiner(settings.openai_base_url, settings.openai_model, key, timeout)
+    from .coding_cli import CLIRefiner
+
+    cli_model = settings.cli_model or (settings.llm_model if choice.backend == "claude-cli" else "")
+    return CLIRefiner(choice.backend, choice.program, cli_model, timeout)
