@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..domain.errors import RateLimited
-from .prompting import PromptRefiner
+from ..engine.reflector.readings.prompting import PromptRefiner
 
 
 class AnthropicRefiner(PromptRefiner):

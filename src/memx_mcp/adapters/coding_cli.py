@@ -18,7 +18,7 @@ from typing import Any
 
 from ..config import CHILD_MARKER
 from ..domain.errors import RateLimited
-from .prompting import PromptRefiner
+from ..engine.reflector.readings.prompting import PromptRefiner
 
 _LIMITED = re.compile(
     r"rate.?limit|\b429\b|usage limit|session limit|limit reached|quota|too many requests|resets? (?:at|in)\b|"

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from ..domain.errors import RateLimited
-from .prompting import PromptRefiner
+from ..engine.reflector.readings.prompting import PromptRefiner
 
 
 class OpenAIRefiner(PromptRefiner):

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from ..domain.errors import RateLimited
-from ..engine.reflector.readings.episode_writer import write_prompt
-from ..engine.reflector.readings.session_reading import (
+from ....domain.errors import RateLimited
+from .episode_writer import write_prompt
+from .session_reading import (
     SESSION_SYSTEM,
     Decision,
     Lesson,
@@ -21,7 +21,7 @@ from ..engine.reflector.readings.session_reading import (
     parse_lessons,
     window_prompt,
 )
-from ..engine.reflector.readings.verdicts import (
+from .verdicts import (
     MERGE_PROMPT,
     SYSTEM,
     Verdict,
