@@ -18,10 +18,12 @@ from .detect import detect
 from .distiller import RULE_CLASSES, distill
 from .episode_writer import check_written
 from .llm import RateLimited, Refiner, Verdict
+from .quarantine import held
 from .rules import Candidate, _context
 from .sanitizer import PrivacySanitizer
 from .session_reading import Lesson, changed_later, evidence_problem, later_changes
 from .transcript import Step, Transcript
+from .voices import provenance, said_by_user, session_words
 
 log = logging.getLogger(__name__)
 EVENT_RADIUS = 2  # steps either side of an event sent as its excerpt
@@ -98,6 +100,19 @@ def mask_step(sanitizer: PrivacySanitizer, s: Step) -> Step:
     return replace(s, text=sanitizer.mask(s.text), result=sanitizer.mask(s.result), tool_input=inputs)
 
 
+def _stamped(bullets: list[Distilled], t: Transcript) -> list[Distilled]:
+    """Every bullet with who said its words (from the transcript, never from a model) and why it must wait
+    for review, if it must: the one place every mode's bullets pass (issue 31, point 1)."""
+    if not bullets:
+        return bullets
+    words = session_words(t.steps)
+    out = []
+    for b in bullets:
+        origin = provenance(b.content, words, said_by_user(t.steps, b.evidence or (b.step,)))
+        out.append(replace(b, voice=origin.voice, held=held(b.content, origin)))
+    return out
+
+
 def _first(lesson: Lesson, default: int) -> int:
     return lesson.steps[0] if lesson.steps else default
 
@@ -149,6 +164,7 @@ class Reflector:
                         self._keep(c, verdicts.get(i) if verdicts is not None else None, verdicts is not None, report)
                 if progress:
                     progress(n, len(by_event))
+        report.bullets = _stamped(report.bullets, t)
         self._count_llm(report)
         return report
 
