@@ -36,6 +36,9 @@ _RUN = re.compile(
     r"(?=\s+(?:before|after|when|whenever|because|first|every|each|to|so|then|and|or|if|in)\b|[,;。，；\n]|\.(?:\s|$)|$)",
     re.I,
 )
+_INJECTED = re.compile(
+    r"<(system-reminder|local-command-stdout|command-stdout|user-prompt-submit-hook|hook-output)>.*?</\1>", re.S
+)
 _WORD = re.compile(r"[A-Za-z0-9_][\w'.-]*|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _CJK_GAP = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]) (?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff])")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
@@ -93,7 +96,11 @@ def session_words(steps: Iterable[Step]) -> SessionWords:
     content: list[str] = []
     for s in steps:
         if s.role == "user":
-            user.append(s.text)
+            # what the client put inside the user's message (a reminder holding a file, a hook's output) is
+            # not the user's words
+            injected = [m.group(0) for m in _INJECTED.finditer(s.text)]
+            user.append(_INJECTED.sub(" ", s.text) if injected else s.text)
+            content.extend(injected)
         elif s.role == "assistant":
             prose.append(s.text)
         else:
