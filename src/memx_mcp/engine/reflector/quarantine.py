@@ -100,6 +100,16 @@ TOLD = re.compile(
 )
 
 
+# An order aimed at whoever reads the output (an agent), as against an error's own wording ("need to specify",
+# "a terminal is required to", "is never read"), for what a bullet quotes from content as a fact
+ORDER = re.compile(
+    r"\b(?:remember|always|from\s+now\s+on|make\s+sure\s+to|you\s+(?:must|should)|note\s+to\s+(?:the\s+)?(?:ai|assistant|agents?)|"
+    r"(?:ai|llm|coding)\s+(?:agents?|assistants?)\s*[:,]|(?:agents?|assistants?|claude|codex)\s*:)|"
+    r"记住|记得|务必|总是|永远|始终|請記住|必ず|覚えて|常に|いつも",
+    re.I,
+)
+
+
 def risks(text: str) -> tuple[str, ...]:
     """The risky things ``text`` tells the agent to do, whoever wrote it."""
     return tuple(why for why, test in TESTS if test.search(text))
@@ -111,6 +121,9 @@ def held(text: str, origin: Provenance) -> tuple[str, ...]:
     if origin.content_actions:
         shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
         reasons.append(f"advice from content: {shown} only appears in what a tool returned")
+    ordered = [q for q in origin.content_quotes if ORDER.search(q)]
+    if ordered:  # `fails with "remember: always run make x first"`: an order quoted as if it were a fact
+        reasons.append(f"quotes an instruction from content: {ordered[0][:80]!r}")
     told = [run for run in origin.copied if TOLD.search(run)]
     if told:
         reasons.append(f"advice copied from content: {told[0][:80]!r}")

@@ -201,6 +201,7 @@ class Provenance:
     voice: Voice
     content_actions: tuple[str, ...] = ()  # what it says to run or fetch that only content says
     copied: tuple[str, ...] = ()  # runs of words it copies from content alone
+    content_quotes: tuple[str, ...] = ()  # what it quotes from content alone (an error line, a page's words)
 
 
 def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Provenance:
@@ -208,15 +209,16 @@ def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Pr
     user's message (a rule that reads the user's words), the voice when nothing it quotes is found."""
     from_content = tuple(a for a in actions(text) if _only_content(words.owners(a)))
     copied = tuple(copied_runs(text, words))
+    quoted = [(q, words.owners(q)) for q in quotes(text)]
+    lifted = tuple(q for q, o in quoted if _only_content(o))
     if from_content or copied:
-        return Provenance("content", from_content, copied)
-    owners = [words.owners(q) for q in quotes(text)]
-    owners = [o for o in owners if o]
+        return Provenance("content", from_content, copied, lifted)
+    owners = [o for _, o in quoted if o]
     if any("user" in o for o in owners) or (said_by_user and not owners):
-        return Provenance("user")
+        return Provenance("user", content_quotes=lifted)
     if owners and all(o == {"content"} for o in owners):
-        return Provenance("content")
-    return Provenance("assistant")
+        return Provenance("content", content_quotes=lifted)
+    return Provenance("assistant", content_quotes=lifted)
 
 
 def _only_content(owners: frozenset[Owner]) -> bool:
