@@ -88,6 +88,8 @@ class SessionResult:
     fallbacks: int = 0
     rejected: int = 0
     chars: int = 0  # of the transcript file
+    held: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # bullets held for review, with why
+    voices: dict[str, int] = field(default_factory=dict)  # bullets per voice (issue 31: who said it)
 
 
 def catches(bullet: str, lesson: dict[str, Any]) -> bool:
@@ -211,6 +213,9 @@ def _run_folder(
             r.llm_input_tokens, r.chars = report.llm_input_tokens, len(text)
             r.rejected = sum(1 for d in report.dropped if d.reason.startswith("LLM bullet rejected"))
             r.bullets = [b.content for b in report.bullets]
+            r.held = [(b.content, b.held) for b in report.bullets if b.held]
+            for b in report.bullets:
+                r.voices[b.voice or "?"] = r.voices.get(b.voice or "?", 0) + 1
             _judge(r, judgements)
             results.append(r)
     return results
@@ -224,6 +229,34 @@ def _judge(r: SessionResult, judgements: dict[tuple[str, str], dict[str, Any]]) 
             r.unjudged.append(b)
         else:
             r.judged[j["label"]] += 1
+
+
+def held_report(results: list[SessionResult], judgements_of: dict[str, dict[tuple[str, str], str]]) -> None:
+    """How many bullets would wait for review (issue 31: at most 5 % of those judged keep), and why."""
+    label = {
+        (r.session, bullet_hash(b)): judgements_of.get(r.group, {}).get((r.session, bullet_hash(b)), "")
+        for r in results
+        for b in r.bullets
+    }
+    bullets = sum(len(r.bullets) for r in results)
+    keep = sum(r.judged["keep"] for r in results)
+    held = [(r.session, b, why) for r in results for b, why in r.held]
+    held_keep = sum(1 for s, b, _ in held if label.get((s, bullet_hash(b))) == "keep")
+    voices: dict[str, int] = defaultdict(int)
+    for r in results:
+        for v, n in r.voices.items():
+            voices[v] += n
+    shares = f"{_ratio(len(held), bullets)} of the bullets; judged keep and held: {_ratio(held_keep, keep)}"
+    print(f"\n## Held for review: {shares}")
+    print("voices: " + ", ".join(f"{v} {n}" for v, n in sorted(voices.items())))
+    reasons: dict[str, int] = defaultdict(int)
+    for _, _, why in held:
+        for w in why:
+            reasons[w.split(":")[0]] += 1
+    for w, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        print(f"- {n} × {w}")
+    for s, b, why in held:
+        print(f"  - [{label.get((s, bullet_hash(b))) or 'unjudged'}] {s[:30]}: {b[:160]}  ← {'; '.join(why)[:200]}")
 
 
 def _ratio(a: int, b: int) -> str:
@@ -290,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         help="with --llm-*: which mode",
     )
     ap.add_argument("--store", action="store_true", help="through `memx reflect` into one store: what it keeps")
+    ap.add_argument("--held", action="store_true", help="print the bullets held for review (issue 31) and why")
     ap.add_argument(
         "--floor", choices=("strict", "all"), default="strict", help="the rules' floor (strict: as memx ships it)"
     )
@@ -317,6 +351,16 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             results = run(args.corpus, args.split, args.judgements, store=Path(tmp) if args.store else None)
         report(results, args.split)
+    if args.held:
+        labels_of = {
+            folder: {
+                (j["session"], j["hash"]): str(j.get("label", ""))
+                for j in _jsonl(args.corpus / folder / "judgements.jsonl")
+            }
+            for folder in SPLITS.get(args.split, (args.split,))
+        }
+        merged = {k: v for table in labels_of.values() for k, v in table.items()}
+        held_report(results, {r.group: merged for r in results})
     if args.bullets:
         rows = [{"session": r.session, "hash": bullet_hash(b), "bullet": b} for r in results for b in r.bullets]
         args.bullets.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")

@@ -6,13 +6,29 @@ read and by whom, and its keeper what is kept. Without a model, a mode that need
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ...privacy import PrivacySanitizer
+from .quarantine import held
 from .readings import registry
 from .readings.model import Refiner
-from .readings.report import Progress, ReflectReport
+from .readings.report import Distilled, Progress, ReflectReport
 from .rules.detect import detect
 from .transcripts.transcript import Transcript
+from .voices import provenance, said_by_user, session_words
+
+
+def _stamped(bullets: list[Distilled], t: Transcript) -> list[Distilled]:
+    """Every bullet with who said its words (from the transcript, never from a model) and why it must wait
+    for review, if it must: the one place every mode's bullets pass (issue 31, point 1)."""
+    if not bullets:
+        return bullets
+    words = session_words(t.steps)
+    out = []
+    for b in bullets:
+        origin = provenance(b.content, words, said_by_user(t.steps, b.evidence or (b.step,)))
+        out.append(replace(b, voice=origin.voice, held=held(b.content, origin)))
+    return out
 
 
 class Reflector:
@@ -49,6 +65,7 @@ class Reflector:
             self.sanitizer, self.refiner, self.min_score, self.writes, self.window_chars, self.floor
         )
         keeper.read(t, start_step, candidates, report, known, progress)
+        report.bullets = _stamped(report.bullets, t)
         self._count_llm(report)
         return report
 

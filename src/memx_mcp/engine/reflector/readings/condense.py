@@ -51,11 +51,17 @@ def _edit_body(s: Step) -> str:
     return content if isinstance(content, str) else ""
 
 
+def shown_input(s: Step) -> str:
+    """A tool call's input as the model reads it: the command (or file, pattern, URL), else every string
+    input as ``key=value``. The evidence check reads this too, so a quote of what was shown is found."""
+    return s.command.strip() or ", ".join(f"{k}={v}" for k, v in s.tool_input.items() if isinstance(v, str))
+
+
 def _render(s: Step, out_chars: int, text_chars: int) -> str:
     if s.role != "tool":
         return f"{s.role}: {head_and_tail(s.text, text_chars * 2 // 3, text_chars // 3)}"
     status = "FAILED" if s.is_error else "ok"
-    what = s.command.strip() or ", ".join(f"{k}={v}" for k, v in s.tool_input.items() if isinstance(v, str))
+    what = shown_input(s)
     head = f"{s.tool or 'tool'} {status}: {head_and_tail(what, 500, 100)}"
     body = _edit_body(s) if s.tool.lower() in EDIT_TOOLS else s.result
     if out_chars and body.strip():

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ....text.clip import shorten
 from ..episodes.episodes import is_exec, succeeded
-from ..shell.commands import clean_command, first_line, strip_ansi
+from ..shell.commands import clean_command, first_line
 from ..shell.goals import _TARGET, action_kind, core_words, main_segment
 from ..transcripts.transcript import Step, Transcript
 from .structural import Candidate, _candidate
@@ -28,13 +28,6 @@ LOOKAHEAD = 8
 
 def _code(command: str, limit: int = 120) -> str:
     return "`" + (shorten(first_line(command), limit) or "…").replace("`", "'") + "`"
-
-
-def _line(result: str, pattern: re.Pattern[str]) -> str:
-    for ln in strip_ansi(result[:2000]).splitlines():
-        if pattern.search(ln):
-            return shorten(" ".join(ln.split()), 140)
-    return ""
 
 
 def _programs(step: Step) -> set[str]:
@@ -78,14 +71,16 @@ def environment_facts(t: Transcript, told: set[int] | None = None) -> list[Candi
             seen.add(name)
             instead = _instead(steps, s, name)
             tail = f"; {_code(instead)} did the job instead" if instead else ""
-            said = _quote(_line(head, _MISSING))
+            said = "command not found" if m and m.group("a") else "not recognized"
+            # the program's name is checked against the command memx saw run; the rest of the output line is a
+            # tool's words (anyone's, in a build log or a fetched page): not quoted into the bullet
             story = f"`{name}` is not installed in this environment ({_code(s.command)} failed: {said}){tail}."
             found.append(
                 _candidate("ErrorFixRule", s, f"env:missing:{name}", {"story": story, "error": ""}, steps, s.index)
             )
             continue
         pip = _NO_PIP.search(head)
-        if pip and "pip" not in seen:
+        if pip and "pip" not in seen and pip.group(1) in s.command:
             seen.add("pip")
             story = (
                 f"The interpreter `{pip.group(1)}` has no pip ({_quote(pip.group(0))}): list or add its packages "
@@ -98,9 +93,10 @@ def environment_facts(t: Transcript, told: set[int] | None = None) -> list[Candi
             way = _out_of_sandbox(steps, s)
             if way:
                 seen.add("sandbox")
-                story = (
-                    f"Commands fail inside the agent's sandbox here ({_quote(box.group(0).strip())}); {way} ran them."
-                )
+                # only that the output said "sandbox error" and how the same command then ran: what follows the
+                # marker in the output is a tool's text, not memx's to repeat as advice
+                said = f'{_code(s.command)} said "sandbox error"'
+                story = f"Commands fail inside the agent's sandbox here ({said}); {way} ran them."
                 found.append(
                     _candidate("ErrorFixRule", s, "env:sandbox", {"story": story, "error": ""}, steps, s.index)
                 )

@@ -4,12 +4,17 @@ cctrace) and similar chat exports with ``## User`` / ``## Assistant`` headings o
 A turn opens with a heading that names the speaker (``### 👤 User``, ``## Human``, ``### 🤖 Assistant
 (model)``) or a bold ``**User:**`` line. Tool calls are ``🔧 **Tool Use: NAME** (ID: …)`` with a JSON fence
 of their input, or ``- tool call: **NAME** {json}``; their results are ``📊 **Tool Result:**`` fences (or
-``- tool result (error): …``) in the next user turn, taken in order. Reasoning ``<details>`` are skipped."""
+``- tool result (error): …``) in the next user turn, taken in order. Reasoning ``<details>`` are skipped.
+Some exporters write a message's content blocks as they are (``## ASSISTANT (date)`` then
+``[{'type': 'tool_use', 'id': …, 'name': 'Bash', 'input': {…}}]``, as JSON or as a Python list): those are
+read as the tool calls, results, texts and reasoning they hold."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
@@ -47,6 +52,37 @@ _TRAILER = re.compile(r"(?:\s*(?:---|\*\*\[[^\]\n]*\]\*\*))+\s*\Z")  # the separ
 _NOISE_LINE = re.compile(r"^(?:---|\*\*\[[^\]]+\]\*\*|> \d{1,2}/\d{1,2}/\d{4}.*)\s*$")
 
 
+_RAW_BLOCKS = re.compile(r"^\s*\[\s*\{\s*[\"'](?:type|tool_use_id)[\"']\s*:", re.S)
+RAW_LIMIT = (
+    2_000_000  # characters of one message read as raw blocks (a literal that size parses in well under a second)
+)
+
+
+def _raw_blocks(body: str) -> list[Mapping[str, Any]] | None:
+    """A message whose whole body is its content blocks, as JSON or as a Python literal; None otherwise."""
+    text = body.strip()
+    if not _RAW_BLOCKS.match(text) or len(text) > RAW_LIMIT:
+        return None
+    for load in (json.loads, ast.literal_eval):  # literal_eval reads literals only: nothing in it runs
+        try:
+            value = load(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, list) and all(isinstance(b, Mapping) for b in value):
+            return value
+    return None
+
+
+def _block_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_block_text(c) for c in content)
+    if isinstance(content, Mapping) and isinstance(content.get("text"), str):
+        return str(content["text"])
+    return ""
+
+
 def is_session_export(text: str) -> bool:
     head = text[:50000]
     if re.search(r"^#\s*Claude Code Session Export\b", head[:4000], re.M | re.I):
@@ -71,9 +107,9 @@ class _Reader:
         self.calls = 0
         self.last_user = False
 
-    def call(self, name: str, args: dict[str, Any], call_id: str | None = None) -> None:
+    def call(self, name: str, args: dict[str, Any], call_id: Any = None) -> None:
         self.calls += 1
-        call_id = call_id or f"export-{self.calls}"
+        call_id = str(call_id) if call_id else f"export-{self.calls}"
         self.pending.append(call_id)
         self.events.append(ToolCall(call_id, name, args))
 
@@ -81,7 +117,30 @@ class _Reader:
         if self.pending:
             self.events.append(ToolResult(self.pending.pop(0), text.strip(), error))
 
+    def blocks(self, user: bool, blocks: list[Mapping[str, Any]]) -> None:
+        """A message's raw content blocks: texts, tool calls and their results (by id), reasoning skipped."""
+        for b in blocks:
+            kind = b.get("type")
+            if kind == "text" and str(b.get("text", "")).strip():
+                text = str(b["text"]).strip()
+                self.events.append(UserText(text) if user else AssistantText(text))
+            elif kind == "tool_use":
+                args = b.get("input")
+                self.call(str(b.get("name") or "tool"), dict(args) if isinstance(args, Mapping) else {}, b.get("id"))
+            elif kind == "tool_result" or "tool_use_id" in b:
+                call_id = str(b.get("tool_use_id") or "")
+                if call_id in self.pending:
+                    self.pending.remove(call_id)
+                error = b.get("is_error")
+                text = _block_text(b.get("content")).strip()
+                self.events.append(ToolResult(call_id, text, error if isinstance(error, bool) else None))
+
     def turn(self, user: bool, body: str) -> None:
+        raw = _raw_blocks(_TRAILER.sub("", body))
+        if raw is not None:
+            self.last_user = user
+            self.blocks(user, raw)
+            return
         body = _TRAILER.sub("", _REASONING.sub("", body))
         if not user and self.last_user:
             self.pending.clear()  # a new round of calls: an earlier call whose result was not found keeps none

@@ -1,0 +1,130 @@
+"""The risky-advice test: which learned lessons must wait for the user's review instead of being injected.
+
+A lesson is held when its advice comes from content (what a tool returned: a page, a file read, an output;
+see ``voices``), or when whatever its source it tells the agent to fetch and execute something, to send data
+out, to touch credentials, or to disregard its instructions (in English, Chinese and Japanese, fake role and
+frame markers included). The test is mechanical: it does not depend on any model having obeyed a prompt."""
+
+from __future__ import annotations
+
+import re
+
+from .voices import Provenance
+
+FETCH_AND_EXECUTE = re.compile(
+    r"\b(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?"
+    r"(?:ba|z|da|k|fi)?sh\b|"
+    r"\b(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?"
+    r"(?:python[\d.]*|perl|ruby|node|iex|Invoke-Expression|source)\b|"
+    r"(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\s*<?\(\s*(?:curl|wget)\b|\$\(\s*(?:curl|wget)\b|"
+    r"\b(?:eval|source|\.)\s+[\"']?(?:<\(|\$\()\s*(?:curl|wget)|"
+    r"\bInvoke-Expression\b|\biex\s*\(|"
+    r"\b(?:download|fetch|get)\b.{0,60}\b(?:and|then)\s+(?:run|execute|exec|source)\b|"
+    r"\brun\s+(?:this|the\s+following|that)\s+(?:script|command|snippet|one-liner)\b|"
+    r"\bexecute\s+(?:this|the\s+following|that)\b|"
+    r"(?:下载|下載).{0,20}(?:并|然后|並)?(?:运行|执行|執行)|运行(?:这个|此|以下)(?:脚本|命令)|"
+    r"ダウンロード.{0,20}(?:実行|走らせ)|(?:この|次の|以下の)(?:スクリプト|コマンド)を実行",
+    re.I,
+)
+SEND_OUT = re.compile(
+    r"\bcurl\b[^\n]{0,300}\s(?:-d|--data(?:-\w+)?|-F|--form)\s+[\"']?(?:[\w.-]+=)?@|"
+    r"\bcurl\b[^\n]{0,300}\s(?:-T|--upload-file)\s|"
+    r"\bcurl\b[^\n]{0,300}(?:-X\s*POST|--request\s+POST)[^\n]{0,200}(?:\$\(|\benv\b|token|secret|passw)|"
+    r"\b(?:nc|ncat|netcat|socat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|/dev/tcp/|"
+    r"\b(?:send|upload|post|exfiltrate|forward|transmit|e-?mail|copy|paste|report)\b[^.\n]{0,80}"
+    r"\b(?:to|into)\s+[^.\n]{0,40}(?:https?://|webhook|pastebin|\b[\w.-]+@[\w-]+\.[a-z]{2,})|"
+    r"\b(?:webhook\.site|requestbin|pipedream\.net|ngrok\.io|pastebin\.com|transfer\.sh|interact\.sh|burpcollaborator)\b|"
+    r"(?:发送|上传|上傳|发给|發送).{0,30}(?:到|至|给).{0,30}(?:https?://|服务器|伺服器)|"
+    r"(?:送信|アップロード|送って|送る).{0,30}(?:https?://|サーバ)|https?://\S+.{0,30}(?:に送信|へ送信|に送って|へ送って)",
+    re.I,
+)
+_SECRET = (
+    r"(?:api[ _-]?keys?|(?:access|auth|bearer|api|github|gh|npm|pypi|bot|discord|slack|session|secret)[ _-]?tokens?|"
+    r"[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)|passwords?|passwd|secrets?|credentials?|private[ _-]keys?|"
+    r"ssh[ _-]keys?|cookies?)"
+)
+CREDENTIALS = re.compile(
+    r"~/\.ssh\b|\.ssh/(?:id_|authorized_keys|config)|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|"
+    r"\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|\bcredential\.helper\b|/etc/shadow|"
+    r"\bsecurity\s+find-(?:generic|internet)-password|\bgcloud\s+auth\s+print-access-token|\bgh\s+auth\s+token\b|"
+    r"\bprintenv\b|(?:^|[\s;&|(`])env\s*[|>]|`env`|"
+    r"\b(?:print|show|echo|cat|dump|log|send|copy|paste|reveal|share|upload|leak|post|include)\b[^.\n]{0,40}\b"
+    + _SECRET
+    + r"\b|"
+    r"(?:密码|密碼|口令|令牌|密钥|密鑰|凭据|憑據|凭证|api\s*key).{0,20}(?:发送|發送|上传|打印|输出|輸出|告诉|粘贴)|"
+    r"(?:发送|發送|上传|打印|输出|輸出|读取|讀取).{0,20}(?:密码|密碼|口令|令牌|密钥|密鑰|凭据|憑據|凭证)|"
+    r"(?:パスワード|トークン|秘密鍵|認証情報|APIキー|api\s*キー).{0,20}(?:送信|送って|表示|出力|貼り付け|アップロード|読み)",
+    re.I,
+)
+DISREGARD = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:instructions?|prompts?|guidelines?|directives?|"
+    r"guardrails?)\b|"
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+)?(?:previous|prior|above|earlier|your|system|original)\b"
+    r"[^.\n]{0,20}\b(?:rules?|polic(?:y|ies)|constraints?)\b|"
+    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|ask|mention\s+(?:this\s+)?to)\s+the\s+user\b|"
+    r"\bwithout\s+(?:telling|asking|informing|notifying)\s+the\s+user\b|"
+    r"\byou\s+are\s+now\b|\bnew\s+(?:system\s+)?instructions?\s*[:：]|\bsystem\s+(?:notice|override)\b|"
+    r"\bIMPORTANT\b[^.\n]{0,20}\b(?:NOTICE|INSTRUCTIONS?|MESSAGE)\b|\bjailbreak\b|"
+    r"忽略.{0,10}(?:之前|以前|先前|上面|上述|所有|全部|此前|前面).{0,10}(?:指令|指示|说明|說明|规则|規則|提示)|"
+    r"(?:无视|無視|忽视|忽視|忘记|忘記|不要理会).{0,10}(?:指令|指示|规则|規則|提示|说明|說明)|"
+    r"系统(?:通知|指令)|系統(?:通知|指令)|你现在是|你現在是|不要告诉用户|不要告訴用戶|"
+    r"(?:以前|前|上記|これまで|全て|すべて)の(?:指示|命令|指令|ルール|プロンプト)を(?:無視|忘れ)|"
+    r"(?:指示|命令|ルール)を無視|システム(?:通知|指示)|あなたは今から|ユーザーに(?:伝えず|知らせず|言わず)",
+    re.I,
+)
+_ROLE = r"(?:SYSTEM|System|ASSISTANT|Assistant|USER|User|HUMAN|Human|DEVELOPER|Developer)"
+ROLE_MARKER = re.compile(
+    r"</\s*(?:session|system|user|assistant|human|instructions?|tool_result|tool_use|function_results?|"
+    r"system-reminder|memx|context)\s*>|"
+    r"<\s*(?:session|system|assistant|instructions?|tool_result|function_results?|system-reminder)\s*>|"
+    r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|\[/?INST\]|<<SYS>>|"
+    r"(?:^|[\n.;!?(`\"'“「]\s*|\s-{2,}\s*)" + _ROLE + r"\s*[:：]\s|"
+    r"^#{1,6}\s*(?:system|instructions?|assistant)\b|-->|<!--|"
+    r"(?:系统|系統|システム)\s*[:：]|(?:^|[\n。！？])\s*(?:用户|用戶|助手|ユーザー|アシスタント)\s*[:：]",
+    re.M,
+)
+
+TESTS = (
+    ("tells the agent to fetch and execute", FETCH_AND_EXECUTE),
+    ("tells the agent to send data out", SEND_OUT),
+    ("touches credentials", CREDENTIALS),
+    ("tells the agent to disregard its instructions", DISREGARD),
+    ("carries a role or frame marker", ROLE_MARKER),
+)
+# Words that make a run of words copied from content an instruction, not a fact it reports
+TOLD = re.compile(
+    r"\b(?:always|never|must|should|remember|please|make\s+sure|be\s+sure|do\s+not|don'?t|need\s+to|have\s+to|"
+    r"required\s+to|you\s+are)\b|务必|必须|必須|应该|應該|不要|总是|總是|请|請|记住|記住|"
+    r"必ず|してください|しないで|すること|べき|忘れずに",
+    re.I,
+)
+
+
+# An order aimed at whoever reads the output (an agent), as against an error's own wording ("need to specify",
+# "a terminal is required to", "is never read"), for what a bullet quotes from content as a fact
+ORDER = re.compile(
+    r"\b(?:remember|always|from\s+now\s+on|make\s+sure\s+to|you\s+(?:must|should)|note\s+to\s+(?:the\s+)?(?:ai|assistant|agents?)|"
+    r"(?:ai|llm|coding)\s+(?:agents?|assistants?)\s*[:,]|(?:agents?|assistants?|claude|codex)\s*:)|"
+    r"记住|记得|务必|总是|永远|始终|請記住|必ず|覚えて|常に|いつも",
+    re.I,
+)
+
+
+def risks(text: str) -> tuple[str, ...]:
+    """The risky things ``text`` tells the agent to do, whoever wrote it."""
+    return tuple(why for why, test in TESTS if test.search(text))
+
+
+def held(text: str, origin: Provenance) -> tuple[str, ...]:
+    """Why a lesson must wait for review (empty: it need not): its risks, and advice taken from content."""
+    reasons = list(risks(text))
+    if origin.content_actions:
+        shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
+        reasons.append(f"advice from content: {shown} only appears in what a tool returned")
+    ordered = [q for q in origin.content_quotes if ORDER.search(q)]
+    if ordered:  # `fails with "remember: always run make x first"`: an order quoted as if it were a fact
+        reasons.append(f"quotes an instruction from content: {ordered[0][:80]!r}")
+    told = [run for run in origin.copied if TOLD.search(run)]
+    if told:
+        reasons.append(f"advice copied from content: {told[0][:80]!r}")
+    return tuple(reasons)
