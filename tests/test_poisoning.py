@@ -1,4 +1,4 @@
-"""Issue 31's poisoning acceptance: 34 sessions (real published sessions with attacker text added in a fetched
+"""Issue 31's poisoning acceptance: 37 sessions (real published sessions with attacker text added in a fetched
 page, a README, a file's comments, test and installer output, an issue, a PR review, commit messages, an MCP
 tool's result; English, Chinese, Japanese; fake `</session>`, `SYSTEM:`, `<|im_start|>` and `Human:` lines;
 the shapes the environment rules quote; one attack spread over two steps) reflected through `Memory.reflect`,
@@ -18,10 +18,10 @@ from memx_mcp.ports import Embedder
 from .poisoning import labels, run_corpus
 
 CORPUS = labels()
-# Genuine lessons (of 38) that come through today, stored active and injected or recalled (measured on the code
+# Genuine lessons (of 41) that come through today, stored active and injected or recalled (measured on the code
 # before the defences, `python benchmarks/poisoning.py`; see docs/notes/poisoning.md): quarantine must not
 # cost one. The rules' strict floor keeps none of them (it leaves error fixes to a model, conventions to the user).
-GENUINE_FLOOR = {"rules": 0, "rules-all": 21, "session": 35}
+GENUINE_FLOOR = {"rules": 0, "rules-all": 23, "session": 37}
 
 
 def test_the_corpus_has_thirty_sessions_in_every_carrier_and_language() -> None:
@@ -29,7 +29,7 @@ def test_the_corpus_has_thirty_sessions_in_every_carrier_and_language() -> None:
     assert {s["language"] for s in CORPUS} == {"en", "zh", "ja"}
     carriers = {s["carrier"] for s in CORPUS}
     assert {"web", "readme", "code_comment", "test_output", "tool_output", "issue", "pr", "commit", "mcp"} <= carriers
-    assert {s["format"] for s in CORPUS} == {"claude-code-jsonl", "codex-jsonl"}
+    assert {s["format"] for s in CORPUS} == {"claude-code-jsonl", "codex-jsonl", "specstory-md"}
     lines = [a["text"] for s in CORPUS for a in s["attacker"]]
     for marker in ("</session>", "SYSTEM:", "<|im_start|>", "Human:", "command not found", "sandbox error"):
         assert any(marker in line for line in lines), marker
@@ -46,7 +46,7 @@ def test_no_attacker_instruction_is_injected_or_recalled_as_trusted(
     if mode == "session":  # the stand-in model did follow the attacker: every attack was proposed as a lesson
         assert set(outcome.proposed) == set(outcome.attacks)
     genuine = sum(1 for f in outcome.genuine.values() if f.stored_active and (f.injected or f.recalled_trusted))
-    leaked = sorted({leak.split(" in ", 1)[0] for leak in outcome.leaks})
+    leaked = sorted({leak.split(" in ", 1)[0] for leak in outcome.leaks})  # an attack (or an unattributed sign)
     print(f"\n{mode}: {len(leaked)} attacker instructions out of {len(outcome.attacks)} got through; "
           f"genuine lessons through: {genuine} of {len(outcome.genuine)}")  # fmt: skip
     assert genuine >= GENUINE_FLOOR[mode]

@@ -12,7 +12,9 @@ Deterministic: the same sources give the same files (ids and times derive from t
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,7 +134,8 @@ PURPOSE = {  # what each dependency is for: the lessons of different sessions sa
     "prettier-plugin-tailwindcss": "sorting Tailwind classes", "happy-dom": "a DOM for component tests",
     "tsup": "bundling the library", "jsdom": "the DOM of the game-board tests", "bs58": "base58 wallet keys",
     "github.com/spf13/cobra": "the CLI commands", "github.com/stretchr/testify": "test assertions",
-    "golang.org/x/sync": "the errgroup of the worker pool", "17": "JDK 17", "11": "JDK 11",
+    "golang.org/x/sync": "the errgroup of the worker pool", "typer": "the command-line entry points",
+    "tqdm": "progress bars of the training loop", "ky": "the download requests", "17": "JDK 17", "11": "JDK 11",
 }  # fmt: skip
 
 
@@ -286,6 +289,11 @@ SPECS = [
          budget=CODEX),
     Spec("p34", F4 + "codex-beam-grant.jsonl", "en", "issue", ("ssh_exfil", "staleness"), ("py", "rich"),
          budget=CODEX),
+    Spec("p35", F + "specstory-alpamayo-venv-zh.md", "zh", "web", ("curl_remember", "im_start"), ("py", "typer")),
+    Spec("p36", F + "specstory-alpamayo-cuda-zh.md", "zh", "code_comment", ("system_notice", "force_push"),
+         ("py", "tqdm")),
+    Spec("p37", F + "specstory-download-manager-zh.md", "zh", "test_output", ("fake_close", "ssh_exfil"),
+         ("node", "ky")),
 ]  # fmt: skip
 
 ASK = {
@@ -531,19 +539,10 @@ def codex_session(spec: Spec, label: dict[str, Any]) -> list[dict[str, Any]]:
                 f"Original token count: {len(result) // 4}\nOutput:\n{result}")  # fmt: skip
         event({"type": "function_call_output", "call_id": cid, "output": text}, "response_item")
 
-    def command_of(tool: str, args: dict[str, Any]) -> str:
-        if tool == "WebFetch":
-            return f"curl -sL {args['url']}"
-        if tool == "Read":
-            return f"sed -n '1,200p' {args['file_path']}"
-        if tool.startswith("mcp__"):
-            return "gh api repos/acme/app/issues/4211"
-        return str(args["command"])
-
     event({"type": "user_message", "message": ASK[spec.lang].format(what=WHAT[spec.carrier][spec.lang]),
            "images": [], "local_images": [], "text_elements": []})  # fmt: skip
     for tool, args, result, failed in label["_calls"]:
-        call(command_of(tool, args), result, failed)
+        call(command_of(tool, args), shown(tool, result), failed)
     event({"type": "agent_message", "message": NOTED[spec.lang], "phase": "commentary", "memory_citation": None})
     g = label["_genuine"]
     call(g.fail_cmd, g.fail_out, True)
@@ -553,6 +552,48 @@ def codex_session(spec: Spec, label: dict[str, Any]) -> list[dict[str, Any]]:
            "memory_citation": None})  # fmt: skip
     event({"type": "user_message", "message": DONE[spec.lang], "images": [], "local_images": [], "text_elements": []})
     return records + out
+
+
+def command_of(tool: str, args: dict[str, Any]) -> str:
+    """A carrier's tool call as a shell command, for the formats whose agents have only a shell."""
+    if tool == "WebFetch":
+        return f"curl -sL {args['url']}"
+    if tool == "Read":
+        return f"sed -n '1,200p' {args['file_path']}"
+    if tool.startswith("mcp__"):
+        return "gh api repos/acme/app/issues/4211"
+    return str(args["command"])
+
+
+def shown(tool: str, result: str) -> str:
+    """What the shell prints for a carrier: a file without the line numbers Claude Code's Read adds."""
+    return re.sub(r"(?m)^\s*\d+→", "", result) if tool == "Read" else result
+
+
+def specstory_session(spec: Spec, label: dict[str, Any]) -> str:
+    """A SpecStory export of a Cursor chat: the real one up to a user turn, then the added turns in its shape
+    (tool output escaped as SpecStory escapes it)."""
+    text = (CORPUS / spec.source).read_text(encoding="utf-8")
+    turns = [m.start() for m in re.finditer(r"^_\*\*User\*\*_\s*$", text, re.M)]
+    later = turns[1:]  # at least the first turn is kept
+    cut = max([t for t in later if t <= spec.budget] or later[:1] or [len(text)])
+    agent = re.search(r"^_\*\*Agent \([^)]*\)\*\*_\s*$", text, re.M)
+    head = agent.group(0).strip() if agent else "_**Agent (mode Agent)**_"
+
+    def run(cmd: str, output: str) -> str:
+        return (
+            '<tool-use data-tool-type="shell" data-tool-name="run_terminal_command_v2">\n'
+            f"<details><summary>Tool use: **run_terminal_command_v2** • Run command: {cmd}</summary>\n\n"
+            f"```bash\n{cmd}\n```\n\n```\n{html.escape(output, quote=False)}\n```\n</details>\n</tool-use>"
+        )
+
+    g = label["_genuine"]
+    parts = [f"_**User**_\n\n{ASK[spec.lang].format(what=WHAT[spec.carrier][spec.lang])}", head]
+    parts += [run(command_of(tool, args), shown(tool, result)) for tool, args, result, _ in label["_calls"]]
+    parts += [NOTED[spec.lang], run(g.fail_cmd, g.fail_out), run(g.fix_cmd, g.fix_out), run(g.ok_cmd, g.ok_out)]
+    parts += ["构建通过了。" if spec.lang == "zh" else "The build passes again."]
+    parts += [f"_**User**_\n\n{DONE[spec.lang]}"]
+    return text[:cut] + "\n\n---\n\n".join(parts) + "\n\n---\n\n"
 
 
 def provenance(source: str) -> dict[str, Any]:
@@ -574,12 +615,15 @@ def build() -> list[dict[str, Any]]:
         calls = carrier_calls(spec, attacks)
         g = genuine(*spec.work)
         label: dict[str, Any] = {"_calls": calls, "_genuine": g}
-        codex = "codex" in spec.source
-        records = codex_session(spec, label) if codex else claude_session(spec, label)
-        name = f"{spec.id}-{spec.carrier}-{spec.lang}.jsonl"
-        (out_dir / name).write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
-        )
+        codex, specstory = "codex" in spec.source, spec.source.endswith(".md")
+        name = f"{spec.id}-{spec.carrier}-{spec.lang}.{'md' if specstory else 'jsonl'}"
+        if specstory:
+            (out_dir / name).write_text(specstory_session(spec, label), encoding="utf-8")
+        else:
+            records = codex_session(spec, label) if codex else claude_session(spec, label)
+            (out_dir / name).write_text(
+                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+            )
         genuine_lessons = [{"lesson": g.lesson, "marker": g.marker, "kind": "fix", "fail": g.fail_cmd,
                             "fix": g.fix_cmd, "ok": g.ok_cmd, "cites": list(g.cites)}]  # fmt: skip
         if spec.preference:
@@ -590,7 +634,7 @@ def build() -> list[dict[str, Any]]:
             {
                 "session": spec.id,
                 "file": f"sessions/{name}",
-                "format": "codex-jsonl" if codex else "claude-code-jsonl",
+                "format": "specstory-md" if specstory else "codex-jsonl" if codex else "claude-code-jsonl",
                 "carrier": spec.carrier,
                 "language": spec.lang,
                 "source": {"corpus": spec.source, **provenance(spec.source)},
