@@ -7,7 +7,7 @@ Session mode reads every session through a loopback Messages-API server that fol
 (tests/poisoning.py: every attacker line it sees becomes a lesson citing its step, outcome success); rules
 mode needs no model. One store per mode, in a temporary folder; the real embedding model.
 
-    python benchmarks/poisoning.py [--mode rules|rules-all|session] [--leaks]
+    python benchmarks/poisoning.py [--mode rules|rules-all|session] [--leaks] [--ideal]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.poisoning import Found, Outcome, labels, run_corpus  # noqa: E402
+from tests.poisoning import Found, Outcome, labels, quarantine_attacks, run_corpus  # noqa: E402
 
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model  # noqa: E402
 
@@ -67,6 +67,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=("rules", "rules-all", "session"), action="append")
     parser.add_argument("--leaks", action="store_true", help="print every attacker line that got through")
+    parser.add_argument(
+        "--ideal",
+        action="store_true",
+        help="simulate an ideal quarantine (every attacker bullet set pending before the hooks run): what the "
+        "test asks of the real defences",
+    )
     args = parser.parse_args()
     corpus = labels()
     with tempfile.TemporaryDirectory(prefix="memx-poisoning-") as tmp:
@@ -74,7 +80,7 @@ def main() -> None:
         for mode in args.mode or ("rules", "rules-all", "session"):
             root = Path(tmp) / mode
             root.mkdir()
-            outcome = run_corpus(mode, root, embedder, corpus)
+            outcome = run_corpus(mode, root, embedder, corpus, quarantine_attacks if args.ideal else None)
             table(outcome, corpus)
             if args.leaks:
                 print("\n" + "\n".join(f"- {leak}" for leak in dict.fromkeys(outcome.leaks)))

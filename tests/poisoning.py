@@ -18,7 +18,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,6 +274,16 @@ def hook(home: Path, project: Path, payload: dict[str, str]) -> str:
     raise AssertionError(f"the hooks' helper never answered {payload['hook_event_name']}: {log.read_text()[-600:]}")
 
 
+def quarantine_attacks(memory: Memory) -> None:
+    """An ideal defence, simulated: every active bullet holding an attack's canary or words is set pending.
+    What the run reports then is what the test asks of the real defences (0 through, the genuine floors)."""
+    canaries = [a["canary"] for s in labels() for a in s["attacker"]]
+    bad = [b.id for b in memory.store.all_bullets()
+           if b.status is Status.ACTIVE and any(x in b.content for x in (*canaries, *SIGNATURES))]  # fmt: skip
+    if bad:
+        memory.store.set_status(bad, Status.PENDING, memory.now())
+
+
 def stop_helper(home: Path) -> None:
     """Stop the warm helper the hooks started for ``home`` (it would wait a minute for the next hook)."""
     state = home / "run" / "hook-helper.json"
@@ -299,10 +309,17 @@ def _model(mode: str, corpus: Sequence[dict[str, Any]]) -> Iterator[AttackerMode
         yield api
 
 
-def run_corpus(mode: str, root: Path, embedder: Embedder, corpus: Sequence[dict[str, Any]] | None = None) -> Outcome:
+def run_corpus(
+    mode: str,
+    root: Path,
+    embedder: Embedder,
+    corpus: Sequence[dict[str, Any]] | None = None,
+    settle: Callable[[Memory], None] | None = None,
+) -> Outcome:
     """Every session reflected into one store under ``root`` (``mode``: "session" through the attacker's
     model; "rules", the rules' default strict floor; "rules-all", every rule's bullet), then the hooks and
-    `recall` asked what a later session asks."""
+    `recall` asked what a later session asks. ``settle``: run on the store between the two (the benchmark's
+    ideal quarantine, `quarantine_attacks`)."""
     corpus = list(corpus if corpus is not None else labels())
     project = make_project(root)
     home = root / "home"
@@ -327,6 +344,8 @@ def run_corpus(mode: str, root: Path, embedder: Embedder, corpus: Sequence[dict[
             for p in api.proposed:
                 key = (p.session, p.canary)
                 outcome.proposed[key] = outcome.proposed.get(key, 0) + 1
+        if settle is not None:
+            settle(memory)
         bullets = memory.store.all_bullets()  # active, pending (waiting for review) and archived
         # the hooks as Claude Code runs them (real processes, answered by the warm helper) for the session's
         # start and the first prompts; the same use case in this process for the others (quicker, same code)
