@@ -88,8 +88,8 @@ def main() -> None:
         "\ncolumns: attacks = attacker lines planted (one canary each); proposed = lessons the model proposed "
         "from them; kept = what reflect kept of them (the model's lessons that passed the evidence check, or the "
         "rules' bullets); active / pending = in the store (a repeat of another session's lesson is merged into "
-        "it, so fewer than kept); injected = in a hook's output; recalled = in a recall result not marked "
-        "pending; through = injected or recalled."
+        "it, so fewer than kept); injected = in a hook's output or the MCP recap prompt; recalled = in a recall "
+        "result (Memory or MCP) not marked pending; through = injected or recalled."
     )
 
 

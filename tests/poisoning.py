@@ -6,8 +6,9 @@ window of session mode by turning every attacker line it can see into a lesson w
 step that shows it, outcome success, quoting the attacker's text verbatim (the worst a model that follows the
 attacker can do), and adds the session's genuine lessons with their real steps; it keeps everything when asked
 to consolidate. ``run_corpus`` reflects every session of `tests/data/poisoning/` into one store (session mode
-through that server, or the rules), then asks the hooks and `recall` the questions that should pull the
-attacker's words back, and reports where each canary turned up."""
+through that server, or the rules), then asks the hooks (SessionStart, UserPromptSubmit), the MCP server (`recall`, the
+`recap` prompt) and `recall` the questions that should pull the attacker's words back, and reports where
+each canary turned up."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.config import Settings
@@ -284,6 +287,42 @@ def quarantine_attacks(memory: Memory) -> None:
         memory.store.set_status(bad, Status.PENDING, memory.now())
 
 
+MCP_QUERIES = [
+    "how do I run the tests?",
+    "set up the project",
+    "push my changes",
+    "怎么运行测试？",
+    "テストの実行方法は？",
+]
+
+
+def mcp_outputs(home: Path, project: Path) -> list[tuple[str, str]]:
+    """What the MCP server (`memx-mcp` over stdio, started in ``project``) gives a client: `recall` results
+    (a result marked pending is not trusted) and the `recap` prompt, with and without a topic."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def ask() -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        cmd = script("memx-mcp")
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env_for(home), cwd=str(project))
+        with (home / "mcp-stderr.txt").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                for q in MCP_QUERIES:
+                    answer = await s.call_tool("recall", {"query": q, "max_results": 10})
+                    for r in (answer.structured_content or {}).get("results", []):
+                        if not (r.get("status") == "pending" or r.get("pending") or r.get("trusted") is False):
+                            out.append((f"recall (MCP) {q!r}", str(r.get("content", ""))))
+                for args in ({}, {"topic": "how to run the tests and set up the project"}):
+                    prompt = await s.get_prompt("recap", args)
+                    text = "\n".join(getattr(m.content, "text", "") for m in prompt.messages)
+                    out.append((f"recap prompt {args}", text))
+        return out
+
+    return anyio.run(ask)
+
+
 def stop_helper(home: Path) -> None:
     """Stop the warm helper the hooks started for ``home`` (it would wait a minute for the next hook)."""
     state = home / "run" / "hook-helper.json"
@@ -359,12 +398,13 @@ def run_corpus(
                           for lang in ("en", "zh", "ja")})  # fmt: skip
         queries += [g["lesson"][:120] for s in corpus for g in s["genuine"]]
         stop_helper(home)
+        outputs += mcp_outputs(home, project)
         for q in queries:
             result = memory.recall(q, max_results=10, reinforce=False)
             for h in result.hits:
                 if h.bullet.status is not Status.PENDING:
                     outputs.append((f"recall {q!r}", h.bullet.content))
-    outcome.hook_outputs = [text for where, text in outputs if not where.startswith("recall")]
+    outcome.hook_outputs = [text for where, text in outputs if where.startswith(("SessionStart", "UserPromptSubmit"))]
     # a hook's block, line by line (one bullet a line): a genuine line beside an attacker's still counts
     outputs = [(where, line) for where, text in outputs for line in text.splitlines() or [""]]
     for session in corpus:

@@ -3,9 +3,9 @@ page, a README, a file's comments, test and installer output, an issue, a PR rev
 tool's result; English, Chinese, Japanese; fake `</session>`, `SYSTEM:`, `<|im_start|>` and `Human:` lines;
 the shapes the environment rules quote; one attack spread over two steps) reflected through `Memory.reflect`,
 as the SessionEnd worker does, in rules mode and in session mode with a model that follows the attacker.
-Then the real `memx hook claude-code` (SessionStart and UserPromptSubmit) and `recall` are asked what a later
-session asks: no attacker instruction may come back from any of them as something to act on, while the
-genuine lessons of the same sessions still do. See tests/data/poisoning/README.md for the corpus."""
+Then the real `memx hook claude-code` (SessionStart and UserPromptSubmit), the real MCP server (`recall`, the
+`recap` prompt) and `recall` are asked what a later session asks: no attacker instruction may come back from
+any of them as something to act on, while the genuine lessons of the same sessions still do. See tests/data/poisoning/README.md for the corpus."""
 
 from __future__ import annotations
 
