@@ -30,7 +30,7 @@ import anyio
 from memx_mcp.adapters.anthropic import AnthropicRefiner
 from memx_mcp.config import Settings
 from memx_mcp.domain.models import Bullet, Status
-from memx_mcp.engine.reflector.episode_writer import MAX_BULLET
+from memx_mcp.engine.reflector.readings.episode_writer import MAX_BULLET
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder, ReadyEmbedder
 
