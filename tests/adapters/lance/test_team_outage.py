@@ -17,7 +17,7 @@ import pytest
 from memx_mcp.adapters.lance.team import TeamStore
 from memx_mcp.cli.doctor import _team as doctor_team_line
 from memx_mcp.config import Settings
-from memx_mcp.domain.errors import TeamStoreUnavailable
+from memx_mcp.domain.errors import TeamStoreRefused, TeamStoreUnavailable
 from memx_mcp.domain.models import Status
 from memx_mcp.ports import Embedder
 
@@ -197,3 +197,23 @@ def test_a_second_process_sends_what_a_first_one_kept_during_the_outage(
     assert second.returncode == 0, second.stderr
     assert list((home / "team" / "outbox").glob("*.arrow")) == []
     assert list(rows(s3, bucket, tmp_path / "check")) == [wanted]
+
+
+def test_a_write_the_server_refuses_is_refused_naming_the_team_store_and_why_and_the_next_one_goes_through(
+    tmp_path: Path, s3: S3Server, gate: Gate, embedder: Embedder
+) -> None:
+    bucket = s3.bucket()
+    m = machine(gated(tmp_path / "a", gate, bucket), embedder)
+    first = m.remember(LESSON)
+    gate.set("read-only")  # what read-only credentials meet: reads answered, every PUT a 403 AccessDenied
+    assert team_of(m).sync()
+    with pytest.raises(TeamStoreRefused) as refused:
+        m.remember("The API's staging URL moved to api.staging.example.test")
+    text = str(refused.value)
+    assert text.startswith(f"the team store s3://{bucket}/team: refused — access denied"), text
+    assert "repair" not in text and "damaged" not in text and str(routed(m).personal.root) not in text
+    assert team_of(m).outbox.entries() == [] and routed(m).personal.all_bullets() == []
+    assert [h.bullet.id for h in m.recall("redis port for the api tests").hits] == [first.bullet.id]
+    gate.set("open")
+    again = m.remember("The API's staging URL moved to api.staging.example.test")
+    assert set(rows(s3, bucket, tmp_path / "check")) == {first.bullet.id, again.bullet.id}

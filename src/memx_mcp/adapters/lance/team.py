@@ -431,22 +431,16 @@ class TeamStore(LanceStore):
         log.info("the team store %s does not answer: %s kept in its outbox", self.uri, what)
 
     def send_outbox(self) -> int:
-        """Send the outbox's writes in order, each deleted once stored; stop at the first the store does not
-        take (kept for the next time). How many were sent."""
+        """Send the outbox's writes in order (a run of kept bullets in one commit), each deleted once stored;
+        stop at the first the store does not take (kept for the next time). How many were sent."""
         if not self.outbox.entries():
             return 0
         sent = 0
         try:
             with self.write_lock(wait=min(self.lock_wait, 5.0)):
-                for path in self.outbox.entries():
+                for group in self._runs(self._readable()):
                     try:
-                        entry = self.outbox.read(path)
-                    except (OSError, KeyError, ValueError) as exc:
-                        where = self.outbox.set_aside(path)
-                        log.error("an unreadable entry of the team store's outbox was set aside (%s): %s", exc, where)
-                        continue
-                    try:
-                        self._send(entry)
+                        self._send_run(group)
                     except TeamStoreError as exc:
                         self._failed(exc)
                         break
@@ -455,16 +449,56 @@ class TeamStore(LanceStore):
                     except Exception as exc:
                         if not self.sync():
                             break
-                        where = self.outbox.set_aside(path)
-                        log.error("a kept write was not taken by %s (%s): set aside in %s", self.uri, exc, where)
+                        for entry in group:
+                            where = self.outbox.set_aside(entry.path)
+                            log.error("a kept write was not taken by %s (%s): set aside in %s", self.uri, exc, where)
                         continue
-                    self.outbox.done(path)
-                    sent += 1
+                    for entry in group:
+                        self.outbox.done(entry.path)
+                    sent += len(group)
         except StoreBusyError:
             return sent
         if sent:
             log.warning("the team store %s answers again: %d kept write(s) sent", self.uri, sent)
         return sent
+
+    def _readable(self) -> list[Entry]:
+        found = []
+        for path in self.outbox.entries():
+            try:
+                found.append(self.outbox.read(path))
+            except (OSError, KeyError, ValueError) as exc:
+                where = self.outbox.set_aside(path)
+                log.error("an unreadable entry of the team store's outbox was set aside (%s): %s", exc, where)
+        return found
+
+    @staticmethod
+    def _runs(entries: list[Entry], most: int = 500) -> list[list[Entry]]:
+        """Consecutive kept bullets together (up to ``most`` rows a commit); every other write alone."""
+        runs: list[list[Entry]] = []
+        for entry in entries:
+            last = runs[-1] if runs else None
+            if (
+                last is not None
+                and entry.op == last[0].op == "upsert"
+                and sum(e.rows.num_rows for e in last) + entry.rows.num_rows <= most
+            ):
+                last.append(entry)
+            else:
+                runs.append([entry])
+        return runs
+
+    def _send_run(self, run: list[Entry]) -> None:
+        if len(run) == 1:
+            self._send(run[0])
+            return
+        latest: dict[str, Bullet] = {}
+        for entry in run:  # in order: the last write of a bullet wins
+            for b in entry.bullets():
+                latest.pop(b.id, None)
+                latest[b.id] = b
+        bullets = list(latest.values())
+        self._retried(lambda: LanceStore.upsert(self, bullets))
 
     def _send(self, entry: Entry) -> None:
         args = entry.args
@@ -504,7 +538,7 @@ class TeamStore(LanceStore):
         """What a process leaves when it ends: its recall counts (written, or kept), and the outbox sent if
         the store answers (one deadline per write: a process never waits on a store that does not)."""
         self.flush_recalls()
-        if self.outbox.entries() and not self.offline:
+        if self.outbox.entries() and (not self.offline or self.sync()):
             try:
                 self.send_outbox()
             except Exception as exc:
@@ -512,12 +546,15 @@ class TeamStore(LanceStore):
 
     def mark_recalled(self, counts: Mapping[str, int], now: datetime) -> None:
         """Reinforcement, batched: the copy counts each recall at once, the table gets them all in one
-        commit at the next refresh (or when the process ends), not a round trip on every recall's path."""
+        commit at the next refresh (or when the process ends), not a round trip on every recall's path; with
+        the store not answering they go to the outbox at once."""
         with self._recalls_lock:
             for i, n in counts.items():
                 self._recalls[i] = self._recalls.get(i, 0) + n
             self._recalled_at = now
         self._vectors.reinforce(counts, now)
+        if self.offline and (self._reach.cause or Cause.UNREACHABLE).outage:
+            self.flush_recalls()  # to the outbox now: a process stopped by a signal keeps them too
 
     def _reinforce(self, counts: Mapping[str, int], now: datetime) -> None:
         bullets = self.get(list(counts))
