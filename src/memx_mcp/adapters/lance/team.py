@@ -402,8 +402,7 @@ class TeamStore(LanceStore):
                 self._failed(exc)
                 self._kept(keep, what)
                 return
-            except TeamStoreError as exc:
-                self._failed(exc)
+            except TeamStoreError as exc:  # it answered no: it is not down
                 cause = getattr(exc, "cause", None) or Cause.REFUSED
                 raise team_error(self.uri, cause, exc.__cause__, what) from exc
             except MemxError:
@@ -739,6 +738,20 @@ class TeamStore(LanceStore):
 
     def find_content(self, content: str, scope: str) -> Bullet | None:
         return None if self.offline else super().find_content(content, scope)
+
+    def _current_copy(self) -> None:
+        """The copy as it is while the store does not answer (no call waits on it: the background thread
+        checks it); none at all if it was never loaded."""
+        if self.offline:
+            if not self._vectors.loaded:
+                raise self.absent_error()
+            return
+        super()._current_copy()
+
+    def get(self, ids: Sequence[str]) -> list[Bullet]:
+        if ids and self.offline:
+            raise self.absent_error()
+        return super().get(ids)
 
     def warm(self) -> None:
         """Load the copy now, if the object store answers (a store that does not is opened later)."""
