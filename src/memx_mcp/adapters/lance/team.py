@@ -279,7 +279,9 @@ class TeamStore(LanceStore):
     def _connect(self) -> None:
         """Open the tables (creating them if this machine comes first) and check the team's model; a
         TeamStoreError (the store's cause named) when the object store does not answer or says no."""
-        with self._connecting:
+        if not self._connecting.acquire(blocking=False):  # another thread is trying now: never wait twice
+            raise self.absent_error()
+        try:
             if self._connected:
                 return
             lancedb, uri, options = self._lancedb, self.uri, self._options
@@ -291,6 +293,8 @@ class TeamStore(LanceStore):
             self.vectors_model = self._team_model()
             self._connected = True
             self._reach.ok()
+        finally:
+            self._connecting.release()
         self._indexes_when_free()
 
     def absent_error(self) -> TeamStoreError:
@@ -345,7 +349,7 @@ class TeamStore(LanceStore):
     def _follow(self) -> None:
         """Every ``staleness`` seconds (the first time at once): open the store if it was not, bring the copy
         up to date, send what waits in the outbox and the recall counts."""
-        wait = 0.0
+        wait = 0.0 if self._connected else self.staleness  # it just failed: not again at once
         while not self._stop.wait(wait):
             wait = self.staleness
             if self.sync():
@@ -537,7 +541,7 @@ class TeamStore(LanceStore):
         """What a process leaves when it ends: its recall counts (written, or kept), and the outbox sent if
         the store answers (one deadline per write: a process never waits on a store that does not)."""
         self.flush_recalls()
-        if self.outbox.entries() and (not self.offline or self.sync()):
+        if self.outbox.entries() and not self.offline:  # never a deadline more on the way out
             try:
                 self.send_outbox()
             except Exception as exc:
