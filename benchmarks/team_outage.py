@@ -24,13 +24,12 @@ from pathlib import Path
 
 from memx_mcp.adapters.lance.routed import RoutedStore
 from memx_mcp.compose import open_memory
+from memx_mcp.config import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.helpers import env_for, script
 from tests.s3_gate import Gate
 from tests.s3_server import REGION, S3Server
-
-from memx_mcp.config import Settings
 
 
 def main() -> None:
