@@ -19,10 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from ...domain.errors import InvalidInputError, TeamStoreError, TeamStoreUnavailable
+from ...domain.errors import InvalidInputError, MemxError, TeamStoreError, TeamStoreUnavailable
 from ...domain.models import Bullet, Conflict, Status
 from ...ports import EVERY, Where
 from .lance import LanceStore
+from .remote import detail
 from .staged import StagedWrite
 from .team import TeamStore
 
@@ -237,9 +238,11 @@ class RoutedStore:
                 found = found + read(self.team)
             except TeamStoreError:
                 pass  # it said why: its note says so
-            except Exception:
-                if self.team.sync():
-                    raise
+            except MemxError:
+                raise
+            except Exception as exc:
+                if self.team.sync():  # it answers: a failure of its own, never taken for the personal store's
+                    raise TeamStoreError(f"the team store {self.uri}: reading it failed: {detail(exc)}") from exc
         return found
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]:
