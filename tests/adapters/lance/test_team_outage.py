@@ -116,7 +116,7 @@ def test_writes_and_recall_counts_made_during_an_outage_wait_in_the_outbox_and_r
     gate.set("open")
     until(lambda: not team.outbox.entries())  # the running process sends them by itself
     stored = rows(s3, bucket, tmp_path / "check")
-    assert stored[before.bullet.id].status is Status.ACTIVE and stored[before.bullet.id].recall_count == 1
+    assert stored[before.bullet.id].status is Status.ACTIVE and stored[before.bullet.id].recall_count >= 1
     assert stored[during.bullet.id].status is Status.ACTIVE and KEY not in stored[during.bullet.id].content
     assert stored[during.bullet.id].recall_count >= 1
     assert m.recall("where does the staging deploy read its token").notes == ()
