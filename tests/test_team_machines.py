@@ -40,7 +40,11 @@ def s3() -> Iterator[S3Server]:
 
 
 def machine_env(s3: S3Server, home: Path, bucket: str, staleness: float) -> dict[str, str]:
-    return env_for(home, **{k: v for k, v in s3.env(home, bucket, staleness=staleness).items() if k != "MEMX_HOME"})
+    """A deadline far above the default: these tests are about commits racing on a loaded machine (moto on two
+    shared cores answers in seconds), not outages (``adapters/lance/test_team_outage.py``): a write that timed
+    out would wait in its machine's outbox, not be in the table this test reads."""
+    team = {k: v for k, v in s3.env(home, bucket, staleness=staleness).items() if k != "MEMX_HOME"}
+    return env_for(home, **team, MEMX_TEAM_TIMEOUT_SECONDS="60")
 
 
 def params(s3: S3Server, home: Path, bucket: str, staleness: float = 5.0) -> StdioServerParameters:

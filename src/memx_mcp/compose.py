@@ -99,6 +99,7 @@ def open_store(settings: Settings, *, allow_model_change: bool = False) -> Lance
             retention=timedelta(minutes=settings.team_retention_minutes),
             lock_wait=settings.lock_wait_seconds,
             guard=team_guard(PrivacySanitizer(settings.user_patterns)),
+            deadline=settings.team_timeout_seconds,
         )
     except MemxError:
         raise

@@ -228,6 +228,10 @@ class Settings:
         default="", metadata={"doc": "endpoint of an S3-compatible server for the team store; empty: AWS S3"}
     )
     team_s3_region: str = field(default="", metadata={"doc": "region of the team store's bucket; empty: the SDK's"})
+    team_timeout_seconds: float = field(
+        default=5.0,
+        metadata={"doc": "total deadline of each call to the team store (connect, requests, retries), in seconds"},
+    )
     team_s3_allow_http: int = field(
         default=0, metadata={"doc": "1: allow a plain-HTTP endpoint for the team store (a server on loopback)"}
     )
@@ -271,6 +275,8 @@ class Settings:
                 "team_staleness_seconds must be positive, and team_retention_minutes at least ten staleness periods "
                 "(a version another machine still reads is never cleaned up)"
             )
+        if not 0 < self.team_timeout_seconds <= 120:
+            raise InvalidInputError("team_timeout_seconds must be between 0 and 120 seconds")
         self.user_patterns  # noqa: B018 - a bad pattern is a clear error at start, not at the first write
 
     def curator_thresholds(self, cjk: bool = False) -> CuratorDefaults:
@@ -304,9 +310,15 @@ class Settings:
 
     def team_storage_options(self) -> dict[str, str]:
         """LanceDB storage options for the team store: endpoint, region and plain HTTP only (credentials are
-        the object store's business), and retries short enough that an unreachable store is noticed in
-        seconds rather than minutes."""
-        options = {"client_max_retries": "3", "client_retry_timeout": "10", "connect_timeout": "2s"}
+        the object store's business), and each request's timeouts and retries within ``team_timeout_seconds``
+        (every call to the store also has that total deadline: ``adapters/lance/remote.py``)."""
+        t = self.team_timeout_seconds
+        options = {
+            "client_max_retries": "2",
+            "client_retry_timeout": f"{max(1, int(t / 2))}",  # so that no answer is told from a timeout
+            "connect_timeout": f"{min(2.0, t):g}s",
+            "timeout": f"{t:g}s",
+        }
         if self.team_s3_endpoint:
             options["aws_endpoint"] = self.team_s3_endpoint
         if self.team_s3_region:

@@ -195,6 +195,7 @@ class TeamStatus:
     version: int
     copy_version: int | None
     bullets: int
+    waiting: int = 0  # writes kept in this machine's outbox until the store answers
 
 
 class Teams(Protocol):
@@ -214,6 +215,8 @@ class Teams(Protocol):
     def scope_names(self) -> tuple[str, ...]: ...
 
     def holder(self, ids: Sequence[str]) -> Mapping[str, Store]: ...
+
+    def shares(self, scope: str) -> bool: ...
 
     def write_lock(self, wait: float | None = None) -> AbstractContextManager[None]: ...
 

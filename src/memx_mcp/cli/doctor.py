@@ -211,13 +211,14 @@ def _team(memory: Memory) -> Check:
         return Check("FAIL", "team store", f"{report.uri if report else ''} could not be opened: {why}", fix)
     status = report.status
     where = f"{status.uri} (scopes {', '.join(report.scopes)}; copy refreshed every {status.staleness:g} s)"
+    waiting = f"; {status.waiting} write(s) wait in this machine's outbox" if status.waiting else ""
     if not status.reachable:
-        return Check("FAIL", "team store", f"{where}: unreachable now ({status.error})", fix)
+        return Check("FAIL", "team store", f"{where}: unreachable now ({status.error}){waiting}", fix)
     return Check(
-        "OK",
+        "OK" if not status.waiting else "WARN",
         "team store",
         f"{where}: reachable, {status.bullets} active bullets, version {status.version}, "
-        f"copy loaded in {report.loaded_seconds:.2f} s",
+        f"copy loaded in {report.loaded_seconds:.2f} s{waiting}",
     )
 
 

@@ -11,7 +11,9 @@ silence (a log line) in hooks.
     │   ├── StoreBusyError       another process held the write lock too long
     │   ├── StoreDamagedError    files of the store are missing or unreadable: run `memx repair`
     │   ├── DiskFullError        the disk is full (ENOSPC): nothing half-written is reported as stored
-    │   └── TeamStoreUnavailable the team store (object storage) cannot be reached: nothing was written to it
+    │   └── TeamStoreError       the team store (object storage) failed, named with its cause
+    │       ├── TeamStoreUnavailable no answer (unreachable, timed out, server error): writes wait in the outbox
+    │       └── TeamStoreRefused     it answers no (missing bucket, unknown key, wrong secret, access denied)
     ├── EmbedderUnavailable      the embedding model cannot load (memx goes keyword-only)
     └── RateLimited              the model that reads sessions said to slow down: the session waits
 """
@@ -63,8 +65,17 @@ class EmbedderUnavailable(MemxError):
     pass
 
 
-class TeamStoreUnavailable(StoreError):
+class TeamStoreError(StoreError):
+    """A failure of the team store on object storage; its message names that store and the cause (never the
+    personal store, never `memx repair`)."""
+
+
+class TeamStoreUnavailable(TeamStoreError):
     """The team store on object storage cannot be reached now; what was asked of it was not done."""
+
+
+class TeamStoreRefused(TeamStoreError):
+    """The team store answered no: a missing bucket, an unknown access key, a wrong secret, access denied."""
 
 
 class RateLimited(MemxError):

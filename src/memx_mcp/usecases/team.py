@@ -62,7 +62,8 @@ def _wanted(ids: Sequence[str]) -> list[str]:
 
 def share(deps: Deps, ids: Sequence[str]) -> MoveResult:
     """Move personal bullets to the team store, keeping their ids and scopes. Each goes through the write
-    path's checks again (the sanitizer first; text it changes is embedded again) before it leaves."""
+    path's checks again (the sanitizer first; text it changes is embedded again) before it leaves; a bullet
+    of a scope the team did not configure is refused."""
     routed, team = _stores(deps)
     wanted = _wanted(ids)
     result = MoveResult()
@@ -73,10 +74,24 @@ def share(deps: Deps, ids: Sequence[str]) -> MoveResult:
             (result.already if held.get(i) is team else result.moved if i in mine else result.not_found).append(i)
         if not mine:
             return result
+        _only_team_scopes(routed, list(mine.values()))
         moving = [_checked_again(deps, b) for b in mine.values()]
         team.upsert(moving)  # first: a failure between the two leaves it in both, and the team's copy wins
         routed.personal.delete(list(mine))
     return result
+
+
+def _only_team_scopes(routed: Teams, bullets: Sequence[Bullet]) -> None:
+    """Only the scopes the team configured are shared: a bullet of any other (``global`` above all: it
+    would become every teammate's global memory) is refused, and nothing is moved."""
+    outside = [b for b in bullets if not routed.shares(b.scope)]
+    if outside:
+        listed = ", ".join(f"{b.id} ({b.scope})" for b in outside[:5]) + (" …" if len(outside) > 5 else "")
+        raise InvalidInputError(
+            f"not shared: {listed} — the team store holds only the scopes the team configured "
+            f"({', '.join(routed.scope_names) or 'none'}; MEMX_TEAM_SCOPES); other scopes stay personal. "
+            "Nothing was moved"
+        )
 
 
 def _checked_again(deps: Deps, b: Bullet) -> Bullet:

@@ -13,7 +13,7 @@ from memx_mcp.adapters.lance.team import TeamStore
 from memx_mcp.cli.doctor import _team as doctor_team_line
 from memx_mcp.compose import open_store, team_guard
 from memx_mcp.config import Settings
-from memx_mcp.domain.errors import InvalidInputError, ModelMismatchError, TeamStoreUnavailable
+from memx_mcp.domain.errors import InvalidInputError, ModelMismatchError
 from memx_mcp.domain.models import Bullet, Conflict, KnowledgeType, Section, Status
 from memx_mcp.memory import Memory
 from memx_mcp.ports import ACTIVE, Embedder, ReadyEmbedder
@@ -124,14 +124,14 @@ def test_a_secret_that_a_newer_pattern_catches_is_masked_when_its_bullet_is_shar
 ) -> None:
     bucket = s3.bucket()
     before = machine(team_settings(tmp_path / "a", s3, bucket), embedder)
-    kept = before.remember("Staging logins use the ticket ACME-4821 as the change reference", scope="global")
+    kept = personal(before, "Staging logins use the ticket ACME-4821 as the change reference")
     after = machine(team_settings(tmp_path / "a", s3, bucket, secret_patterns="ticket=ACME-\\d{4}"), embedder)
-    moved = after.share([kept.bullet.id])
-    assert moved.moved == [kept.bullet.id]
-    [stored] = team_of(after).get([kept.bullet.id])
+    moved = after.share([kept.id])
+    assert moved.moved == [kept.id]
+    [stored] = team_of(after).get([kept.id])
     assert "ACME-4821" not in stored.content and "[REDACTED:ticket]" in stored.content
     assert stored.vector is not None  # embedded again from the masked text
-    assert routed(after).personal.get([kept.bullet.id]) == []
+    assert routed(after).personal.get([kept.id]) == []
 
 
 def test_the_team_store_masks_a_secret_whatever_door_the_bullet_came_through(
@@ -151,15 +151,36 @@ def test_share_and_unshare_move_a_bullet_between_the_stores_under_its_id(
     tmp_path: Path, s3: S3Server, embedder: Embedder
 ) -> None:
     m = machine(team_settings(tmp_path / "a", s3, s3.bucket()), embedder)
-    b = m.remember("Use `uv sync --frozen` in CI so that the lock file is never rewritten", scope="global")
-    assert m.share([b.bullet.id, "b_missing"]).not_found == ["b_missing"]
-    assert [x.id for x in team_of(m).get([b.bullet.id])] == [b.bullet.id]
-    assert m.share([b.bullet.id]).already == [b.bullet.id]
-    m.forget([b.bullet.id])  # a change to a shared bullet goes to the store that holds it
-    assert team_of(m).get([b.bullet.id])[0].status is Status.ARCHIVED
-    assert m.unshare([b.bullet.id]).moved == [b.bullet.id]
-    assert team_of(m).get([b.bullet.id]) == []
-    assert [x.id for x in routed(m).personal.get([b.bullet.id])] == [b.bullet.id]
+    b = personal(m, "Use `uv sync --frozen` in CI so that the lock file is never rewritten")
+    assert m.share([b.id, "b_missing"]).not_found == ["b_missing"]
+    assert [x.id for x in team_of(m).get([b.id])] == [b.id]
+    assert m.share([b.id]).already == [b.id]
+    m.forget([b.id])  # a change to a shared bullet goes to the store that holds it
+    assert team_of(m).get([b.id])[0].status is Status.ARCHIVED
+    assert m.unshare([b.id]).moved == [b.id]
+    assert team_of(m).get([b.id]) == []
+    assert [x.id for x in routed(m).personal.get([b.id])] == [b.id]
+
+
+def personal(m: Memory, text: str, scope: str = "project:shared") -> Bullet:
+    """A bullet of ``scope`` in the personal store, as one remembered before the team store was set up."""
+    b = _bullet(m, text, scope=scope)
+    routed(m).personal.add([b])
+    return b
+
+
+def test_share_refuses_a_global_bullet_and_one_of_a_scope_the_team_did_not_list_and_moves_nothing(
+    tmp_path: Path, s3: S3Server, embedder: Embedder
+) -> None:
+    m = machine(team_settings(tmp_path / "a", s3, s3.bucket()), embedder)
+    mine = m.remember("I prefer the dark theme in every editor", scope="global")
+    other = m.remember("The side project deploys from the main branch", scope="project:side")
+    team_scoped = personal(m, "Use `uv sync --frozen` in CI so that the lock file is never rewritten")
+    for ids in ([mine.bullet.id], [team_scoped.id, other.bullet.id]):
+        with pytest.raises(InvalidInputError, match=r"not shared: .*(global|project:side).* stay personal"):
+            m.share(ids)
+    assert team_of(m).all_bullets() == []
+    assert {b.id for b in routed(m).personal.all_bullets()} == {mine.bullet.id, other.bullet.id, team_scoped.id}
 
 
 def test_a_machine_configured_with_another_model_is_refused_by_the_team_store(
@@ -256,8 +277,10 @@ def test_recall_with_the_s3_server_stopped_answers_from_the_copy_and_says_so(
     assert any("unreachable" in n and "this machine's copy" in n for n in found.notes)
     personal = m.remember("My shell is fish", scope="global")
     assert personal.action == "inserted"  # personal memory does not need the team store
-    with pytest.raises(TeamStoreUnavailable, match="nothing was written"):
-        m.remember("The API's staging URL moved to api.staging.example.test")
+    kept = m.remember("The API's staging URL moved to api.staging.example.test")
+    outbox = team_of(m).outbox
+    kept_ops = sorted(outbox.read(p).op for p in outbox.entries())
+    assert kept.action == "inserted" and kept_ops == ["recalls", "upsert"]  # kept to send (test_team_outage.py)
     assert [b.id for b in routed(m).personal.all_bullets()] == [personal.bullet.id]
 
 
@@ -278,12 +301,12 @@ def test_a_team_store_that_cannot_be_reached_at_start_leaves_personal_memory_wor
 ) -> None:
     nobody = S3Server(port=free_port())  # never started: nothing listens there
     m = machine(team_settings(tmp_path / "a", nobody, "memx-team-absent"), embedder)
-    assert routed(m).team is None
+    assert team_of(m).offline  # opened later, when it answers (test_team_outage.py)
     m.remember("My shell is fish", scope="global")
     found = m.recall("which shell")
-    assert len(found.hits) == 1 and any("could not be opened" in n for n in found.notes)
-    with pytest.raises(TeamStoreUnavailable, match="is a team scope"):
-        m.remember(LESSON)
+    assert len(found.hits) == 1 and any("cannot be used" in n and "unreachable" in n for n in found.notes)
+    m.remember(LESSON)  # a team scope: kept in the outbox, never in the personal store
+    assert len(team_of(m).outbox) == 1 and len(routed(m).personal.all_bullets()) == 1
 
 
 def test_team_scopes_hold_their_workspaces_and_must_be_written_in_full() -> None:

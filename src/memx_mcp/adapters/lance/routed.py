@@ -6,9 +6,9 @@
 - The Curator compares a new bullet with the bullets of the store it goes to.
 - Reads ask both stores and put their candidates together; the Generator scores them alike (its keyword
   layers weigh terms over the candidates, not over one store's corpus), so hits from both are fused.
-- With the team store unreachable at start (``team`` None) memx runs on the personal store, says so in
-  every recall, and refuses writes to team scopes rather than storing them where the team will not see
-  them."""
+- With the team store not answering, recall answers from its copy (or the personal store alone) and says so;
+  writes to team scopes wait in the team store's outbox, never in the personal store where the team would
+  not see them. (``team`` None is left for a team store that could not even be constructed.)"""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from ...domain.errors import InvalidInputError, TeamStoreUnavailable
+from ...domain.errors import InvalidInputError, MemxError, TeamStoreError, TeamStoreUnavailable
 from ...domain.models import Bullet, Conflict, Status
 from ...ports import EVERY, Where
 from .lance import LanceStore
+from .remote import detail
 from .staged import StagedWrite
 from .team import TeamStore
 
@@ -84,6 +85,10 @@ class RoutedStore:
     def root(self) -> Path:
         return self.personal.root
 
+    def shares(self, scope: str) -> bool:
+        """Whether ``scope`` is one the team configured (its bullets go to the team store)."""
+        return self.scopes.holds(scope)
+
     def _stores(self) -> list[LanceStore]:
         return [self.personal] if self.team is None else [self.personal, self.team]
 
@@ -101,8 +106,13 @@ class RoutedStore:
         """Which store holds each of ``ids`` (the team's answer wins: an id is in one store)."""
         found: dict[str, LanceStore] = {}
         for store in self._stores():
-            for b in store.get(ids) if ids else []:
-                found[b.id] = store
+            try:
+                held = [b.id for b in store.get(ids)] if ids else []
+            except TeamStoreError:  # the team store does not answer: its copy knows which are the team's
+                assert self.team is not None
+                held = self.team.holds(ids)
+            for i in held:
+                found[i] = store
         return found
 
     def _by_holder(self, bullets: Sequence[Bullet]) -> list[tuple[LanceStore, list[Bullet]]]:
@@ -226,9 +236,13 @@ class RoutedStore:
         if self.team is not None:
             try:
                 found = found + read(self.team)
-            except Exception:
-                if self.team.sync():
-                    raise
+            except TeamStoreError:
+                pass  # it said why: its note says so
+            except MemxError:
+                raise
+            except Exception as exc:
+                if self.team.sync():  # it answers: a failure of its own, never taken for the personal store's
+                    raise TeamStoreError(f"the team store {self.uri}: reading it failed: {detail(exc)}") from exc
         return found
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]:

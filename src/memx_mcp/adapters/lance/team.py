@@ -14,7 +14,13 @@
 - Upkeep: any machine compacts; old versions go only once older than ``retention``, far longer than a
   machine stays on one version (its staleness), so no machine is left reading files that are gone.
 - The model and dimension are recorded in the bullets table's schema metadata: a machine configured with
-  another model is refused, never mixing vector spaces."""
+  another model is refused, never mixing vector spaces.
+- Outages (``remote.py``, ``outbox.py``): every call to the object store has a total deadline; a failure says
+  which store and why (a missing bucket, a bad key, a bad secret, refused, unreachable, timed out), never
+  pointing at the personal store. A process that cannot reach the store at start opens it later by itself;
+  a write to a team scope made while it does not answer is kept in the outbox on disk (masked, as every write)
+  and sent when it answers, and so are recall counts. Curation of such a write sees none of the team's
+  bullets: duplicates it makes meet at the next ``memx team curate``."""
 
 from __future__ import annotations
 
@@ -32,15 +38,25 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...domain.errors import MemxError, ModelMismatchError, StoreError, TeamStoreUnavailable
+from ...domain.errors import (
+    MemxError,
+    ModelMismatchError,
+    StoreBusyError,
+    StoreError,
+    TeamStoreError,
+    TeamStoreRefused,
+    TeamStoreUnavailable,
+)
 from ...domain.models import Bullet, Conflict, Status
 from ...native import trim_heap
 from ...ports import ACTIVE, TeamStatus
 from ...text.tokenize import tokens
 from .lance import CONFLICTS, LanceStore
+from .outbox import Entry, Outbox
+from .remote import Cause, Deadline, Remote, cause_of, detail, team_error
 from .rows import bullet_schema, conflict_schema
 from .sql import _retry
-from .staged import StagedWrite
+from .staged import StagedVectors, StagedWrite
 from .vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -154,14 +170,11 @@ class TeamCopy(VectorIndex):
 
 
 def short_error(exc: BaseException) -> str:
-    """The part of an object store error a person can act on (lance wraps it in its own layers)."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    for layer in ("lance error: ", "LanceError(IO): ", "Generic S3 error: ", "Generic N/A error: "):
-        text = text.replace(layer, "")
-    if "error sending request" in text or "Connection refused" in text:
-        where = text.split(" in ")[0]
-        return f"no answer ({where[:120]})"
-    return text[:160]
+    """The part of an object store error a person can act on: its cause in words, and the server's own."""
+    if isinstance(exc, TeamStoreError):
+        return str(exc).split(": ", 1)[-1].split(". ")[0]
+    cause = cause_of(exc)
+    return f"{cause.value}: {detail(exc)}" if cause is not None else detail(exc)
 
 
 @dataclass
@@ -171,17 +184,29 @@ class Reachability:
     last_ok: datetime | None = None
     failing_since: datetime | None = None
     error: str = ""
+    cause: Cause | None = None
 
     def ok(self) -> None:
-        self.last_ok, self.failing_since, self.error = datetime.now(UTC), None, ""
+        self.last_ok, self.failing_since, self.error, self.cause = datetime.now(UTC), None, "", None
 
     def failed(self, exc: BaseException) -> None:
         self.failing_since = self.failing_since or datetime.now(UTC)
         self.error = short_error(exc)
+        self.cause = cause_of(exc) or Cause.UNREACHABLE
 
     @property
     def reachable(self) -> bool:
         return self.failing_since is None
+
+
+class _Absent:
+    """The tables of a team store not opened yet (its object store did not answer at start): any use says why."""
+
+    def __init__(self, store: TeamStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        raise self._store.absent_error()
 
 
 class TeamStore(LanceStore):
@@ -199,12 +224,15 @@ class TeamStore(LanceStore):
         lock_wait: float = 30.0,
         guard: Guard = _same,
         background: bool = True,
+        deadline: float = 5.0,
     ) -> None:
         """Opens (creating on first use) the two tables at ``uri``; ``cache`` is this machine's folder for
-        its write lock. ``guard`` runs on every bullet before it is written (the sanitizer, again)."""
+        its write lock and its outbox. ``guard`` runs on every bullet before it is written (the sanitizer,
+        again). An object store that does not answer now leaves the store closed, and opened by the
+        background thread (or the next ``sync``) once it answers; ``deadline`` bounds every call to it."""
         from .lancedb_import import load
 
-        lancedb = load()
+        self._lancedb = load()
         self.uri = uri
         self.root = cache
         self.model_name = model_name
@@ -220,20 +248,26 @@ class TeamStore(LanceStore):
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._options = dict(storage_options or {})
-        session = lancedb.Session()
-        self._db = lancedb.connect(uri, storage_options=self._options, session=session)
+        self._deadline = Deadline(deadline, uri)
+        self.outbox = Outbox(cache / "outbox", dim)
         self._vectors: TeamCopy = TeamCopy(cache)
         self._columns = bullet_schema(dim).names
         self._bullets_name = BULLETS
-        self._bullets, self._conflicts = self._open_tables()
-        self.vectors_model = self._team_model()
+        self._bullets: Any = _Absent(self)
+        self._conflicts: Any = _Absent(self)
+        self._connected = False
+        self._connecting = threading.Lock()
+        self.vectors_model = model_name
         self._reach = Reachability()
-        self._reach.ok()
-        self._indexes_when_free()
         self._recalls: dict[str, int] = {}  # recall counts not yet written (``mark_recalled``)
         self._recalled_at: datetime | None = None
         self._recalls_lock = threading.Lock()
-        atexit.register(self.flush_recalls)
+        try:
+            self._connect()
+        except TeamStoreError as exc:
+            log.warning("%s", exc)
+            self._reach.failed(exc)
+        atexit.register(self._at_exit)
         self._stop = threading.Event()
         self._refresher: threading.Thread | None = None
         if background:
@@ -241,6 +275,35 @@ class TeamStore(LanceStore):
             self._refresher.start()
 
     # -- opening ----------------------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        """Open the tables (creating them if this machine comes first) and check the team's model; a
+        TeamStoreError (the store's cause named) when the object store does not answer or says no."""
+        if not self._connecting.acquire(blocking=False):  # another thread is trying now: never wait twice
+            raise self.absent_error()
+        try:
+            if self._connected:
+                return
+            lancedb, uri, options = self._lancedb, self.uri, self._options
+            db = self._deadline.run(
+                lambda: lancedb.connect(uri, storage_options=options, session=lancedb.Session()), "opening it"
+            )
+            self._db = Remote(db, self._deadline)
+            self._bullets, self._conflicts = self._open_tables()
+            self.vectors_model = self._team_model()
+            self._connected = True
+            self._reach.ok()
+        finally:
+            self._connecting.release()
+        self._indexes_when_free()
+
+    def absent_error(self) -> TeamStoreError:
+        cause = self._reach.cause or Cause.UNREACHABLE
+        return team_error(self.uri, cause, None, "reading it") if cause.outage else self._refused("reading it")
+
+    def _refused(self, what: str) -> TeamStoreRefused:
+        doing = f"{what[:1].upper()}{what[1:]}"
+        return TeamStoreRefused(f"the team store {self.uri}: {self._reach.error}. {doing} was not done")
 
     def _open_tables(self) -> tuple[Any, Any]:
         """Both tables, created by whichever machine comes first (a commit of version 1 is a conditional
@@ -284,42 +347,180 @@ class TeamStore(LanceStore):
     # -- following the table -----------------------------------------------------------------------------
 
     def _follow(self) -> None:
-        while not self._stop.wait(self.staleness):
+        """Every ``staleness`` seconds (the first time at once): open the store if it was not, bring the copy
+        up to date, send what waits in the outbox and the recall counts."""
+        wait = 0.0 if self._connected else self.staleness  # it just failed: not again at once
+        while not self._stop.wait(wait):
+            wait = self.staleness
             if self.sync():
+                self.send_outbox()
                 self.flush_recalls()
 
     def sync(self) -> bool:
-        """Check the tables' latest versions now and bring the copy up to them; False (and the reason kept
-        for ``read_notes``) when the object store cannot be reached."""
+        """Check the tables' latest versions now and bring the copy up to them (opening the store first if
+        it was not); False (and the reason kept for ``read_notes``) when the object store does not answer
+        or says no."""
         try:
+            if not self._connected:
+                self._connect()
             self._bullets.checkout_latest()
             self._conflicts.checkout_latest()
             if self._vectors.loaded and self._vectors.version != int(self._bullets.version):
                 self._vectors.reload(self._bullets, self._columns)
         except Exception as exc:
-            if not isinstance(exc, MemxError):
-                if self._reach.reachable:
-                    log.warning("the team store %s cannot be reached: %s", self.uri, short_error(exc))
-                self._reach.failed(exc)
-                return False
-            raise
+            if isinstance(exc, MemxError) and not isinstance(exc, TeamStoreError):
+                raise
+            self._failed(exc)
+            return False
+        if not self._reach.reachable:
+            log.warning("the team store %s answers again", self.uri)
         self._reach.ok()
         return True
 
-    def _online(self, what: str) -> None:
-        """A write curates against the copy (at most ``staleness`` old: what two machines write in that
-        window meets at the next Curator pass, ``memx team curate``), so it costs no reload; with the
-        object store known to be unreachable it is refused at once, and nothing is written."""
-        if not self._reach.reachable and not self.sync():
-            raise TeamStoreUnavailable(
-                f"the team store {self.uri} cannot be reached ({self._reach.error}): {what} was not done; "
-                "nothing was written to it. Try again when it is back (`memx doctor` shows it)"
-            )
+    def _failed(self, exc: BaseException) -> None:
+        if self._reach.reachable:
+            log.warning("the team store %s cannot be used: %s", self.uri, short_error(exc))
+        self._reach.failed(exc)
 
-    def _written(self, write: Callable[[], None], what: str) -> None:
+    @property
+    def offline(self) -> bool:
+        """Not opened yet, or known not to answer since the last check: writes go to the outbox at once."""
+        return not self._connected or not self._reach.reachable
+
+    def _written(self, write: Callable[[], None], keep: Callable[[], None], what: str) -> None:
         """``write`` with its commit conflicts retried longer than on a local disk (other machines commit
-        between two attempts: an update meets their compactions and updates), and an object store that
-        does not answer reported as such."""
+        between two attempts: an update meets their compactions and updates). With the object store not
+        answering (known, or found now), ``keep`` puts the write in the outbox instead, behind any write
+        already waiting there; a store that says no raises its cause."""
+        said_no = self._reach.cause is not None and not self._reach.cause.outage
+        if self.offline and said_no and not self.sync():  # it said no: ask again (it may have been fixed)
+            raise self._refused(what)
+        if self.outbox.entries() or self.offline:
+            self._kept(keep, what)
+            return
+        for attempt in range(_CONFLICT_ROUNDS):
+            try:
+                write()
+                return
+            except TeamStoreUnavailable as exc:
+                self._failed(exc)
+                self._kept(keep, what)
+                return
+            except TeamStoreError as exc:  # it answered no: it is not down
+                cause = getattr(exc, "cause", None) or Cause.REFUSED
+                raise team_error(self.uri, cause, exc.__cause__, what) from exc
+            except MemxError:
+                raise
+            except Exception as exc:
+                text = str(exc).lower()
+                if attempt < _CONFLICT_ROUNDS - 1 and ("conflict" in text or "retry" in text):
+                    time.sleep(0.1 * (attempt + 1))
+                    continue
+                if not self.sync():
+                    self._kept(keep, what)
+                    return
+                raise TeamStoreError(f"the team store {self.uri}: {what} failed: {detail(exc)}") from exc
+
+    def _kept(self, keep: Callable[[], None], what: str) -> None:
+        if self._reach.cause is not None and not self._reach.cause.outage:
+            raise self._refused(what)
+        try:
+            keep()
+        except OSError as exc:
+            raise TeamStoreUnavailable(
+                f"the team store {self.uri} does not answer ({self._reach.error or 'not opened yet'}) and its outbox "
+                f"{self.outbox.folder} cannot be written ({exc}): {what} was not done"
+            ) from exc
+        log.info("the team store %s does not answer: %s kept in its outbox", self.uri, what)
+
+    def send_outbox(self) -> int:
+        """Send the outbox's writes in order (a run of kept bullets in one commit), each deleted once stored;
+        stop at the first the store does not take (kept for the next time). How many were sent."""
+        if not self.outbox.entries():
+            return 0
+        sent = 0
+        try:
+            with self.write_lock(wait=min(self.lock_wait, 5.0)):
+                for group in self._runs(self._readable()):
+                    try:
+                        self._send_run(group)
+                    except TeamStoreError as exc:
+                        self._failed(exc)
+                        break
+                    except MemxError:
+                        raise
+                    except Exception as exc:
+                        if not self.sync():
+                            break
+                        for entry in group:
+                            where = self.outbox.set_aside(entry.path)
+                            log.error("a kept write was not taken by %s (%s): set aside in %s", self.uri, exc, where)
+                        continue
+                    for entry in group:
+                        self.outbox.done(entry.path)
+                    sent += len(group)
+        except StoreBusyError:
+            return sent
+        if sent:
+            log.warning("the team store %s answers again: %d kept write(s) sent", self.uri, sent)
+        return sent
+
+    def _readable(self) -> list[Entry]:
+        found = []
+        for path in self.outbox.entries():
+            try:
+                found.append(self.outbox.read(path))
+            except (OSError, KeyError, ValueError) as exc:
+                where = self.outbox.set_aside(path)
+                log.error("an unreadable entry of the team store's outbox was set aside (%s): %s", exc, where)
+        return found
+
+    @staticmethod
+    def _runs(entries: list[Entry], most: int = 500) -> list[list[Entry]]:
+        """Consecutive kept bullets together (up to ``most`` rows a commit); every other write alone."""
+        runs: list[list[Entry]] = []
+        for entry in entries:
+            last = runs[-1] if runs else None
+            if (
+                last is not None
+                and entry.op == last[0].op == "upsert"
+                and sum(e.rows.num_rows for e in last) + entry.rows.num_rows <= most
+            ):
+                last.append(entry)
+            else:
+                runs.append([entry])
+        return runs
+
+    def _send_run(self, run: list[Entry]) -> None:
+        if len(run) == 1:
+            self._send(run[0])
+            return
+        latest: dict[str, Bullet] = {}
+        for entry in run:  # in order: the last write of a bullet wins
+            for b in entry.bullets():
+                latest.pop(b.id, None)
+                latest[b.id] = b
+        bullets = list(latest.values())
+        self._retried(lambda: LanceStore.upsert(self, bullets))
+
+    def _send(self, entry: Entry) -> None:
+        args = entry.args
+        if entry.op == "upsert":
+            self._retried(lambda: LanceStore.upsert(self, entry.bullets()))
+        elif entry.op == "set_status":
+            now = datetime.fromisoformat(args["now"])
+            self._retried(lambda: LanceStore.set_status(self, args["ids"], Status(args["status"]), now))
+        elif entry.op == "delete":
+            self._retried(lambda: LanceStore.delete(self, args["ids"]))
+        elif entry.op == "conflicts":
+            rows = entry.rows
+            self._retried(lambda: self._conflicts.merge_insert("id").when_not_matched_insert_all().execute(rows))
+        elif entry.op == "recalls":
+            self._reinforce(args["counts"], datetime.fromisoformat(args["now"]))
+        else:
+            raise ValueError(f"unknown kept write {entry.op!r}")
+
+    def _retried(self, write: Callable[[], object]) -> None:
         for attempt in range(_CONFLICT_ROUNDS):
             try:
                 write()
@@ -328,41 +529,62 @@ class TeamStore(LanceStore):
                 raise
             except Exception as exc:
                 text = str(exc).lower()
-                if attempt < _CONFLICT_ROUNDS - 1 and ("conflict" in text or "retry" in text):
-                    time.sleep(0.1 * (attempt + 1))
-                    continue
-                if self.sync():
+                if attempt == _CONFLICT_ROUNDS - 1 or not ("conflict" in text or "retry" in text):
                     raise
-                raise TeamStoreUnavailable(
-                    f"the team store {self.uri} cannot be reached ({self._reach.error}): {what} was not done"
-                ) from exc
+                time.sleep(0.1 * (attempt + 1))
 
     def close(self) -> None:
         self._stop.set()
+        self._at_exit()
+
+    def _at_exit(self) -> None:
+        """What a process leaves when it ends: its recall counts (written, or kept), and the outbox sent if
+        the store answers (one deadline per write: a process never waits on a store that does not)."""
         self.flush_recalls()
+        if self.outbox.entries() and not self.offline:  # never a deadline more on the way out
+            try:
+                self.send_outbox()
+            except Exception as exc:
+                log.info("the team store's outbox is left for the next process: %s", short_error(exc))
 
     def mark_recalled(self, counts: Mapping[str, int], now: datetime) -> None:
         """Reinforcement, batched: the copy counts each recall at once, the table gets them all in one
-        commit at the next refresh (or when the process ends), not a round trip on every recall's path."""
+        commit at the next refresh (or when the process ends), not a round trip on every recall's path; with
+        the store not answering they go to the outbox at once."""
         with self._recalls_lock:
             for i, n in counts.items():
                 self._recalls[i] = self._recalls.get(i, 0) + n
             self._recalled_at = now
         self._vectors.reinforce(counts, now)
+        if self.offline and (self._reach.cause or Cause.UNREACHABLE).outage:
+            self.flush_recalls()  # to the outbox now: a process stopped by a signal keeps them too
+
+    def _reinforce(self, counts: Mapping[str, int], now: datetime) -> None:
+        bullets = self.get(list(counts))
+        reinforced = [b.with_changes(recall_count=b.recall_count + counts[b.id], last_recalled_at=now) for b in bullets]
+        self._retried(lambda: LanceStore.upsert(self, reinforced, vectors_changed=False))
 
     def flush_recalls(self) -> None:
-        """Write the pending recall counts; kept for the next try when the object store does not answer."""
+        """Write the pending recall counts; with the object store not answering they go to the outbox (they
+        outlive this process), with a store that says no they are dropped (with a log line)."""
         with self._recalls_lock:
             counts, now, self._recalls = self._recalls, self._recalled_at, {}
         if not counts or now is None:
             return
         try:
+            if self.outbox.entries() or self.offline:
+                raise team_error(self.uri, self._reach.cause or Cause.UNREACHABLE, None, "counting recalls")
             with self.write_lock(wait=min(self.lock_wait, 5.0)):
-                bullets = self.get(list(counts))
-                reinforced = [
-                    b.with_changes(recall_count=b.recall_count + counts[b.id], last_recalled_at=now) for b in bullets
-                ]
-                LanceStore.upsert(self, reinforced, vectors_changed=False)
+                self._reinforce(counts, now)
+        except TeamStoreError as exc:
+            if (getattr(exc, "cause", None) or Cause.UNREACHABLE).outage:
+                try:
+                    self.outbox.recalls(counts, now)
+                    return
+                except OSError as err:
+                    log.warning("recall counts lost: the outbox cannot be written (%s)", err)
+                    return
+            log.warning("recall counts dropped: %s", exc)
         except Exception as exc:
             log.info("recall counts kept for the next try: %s", short_error(exc))
             with self._recalls_lock:
@@ -371,30 +593,39 @@ class TeamStore(LanceStore):
                 self._recalled_at = self._recalled_at or now
 
     def read_notes(self) -> list[str]:
-        if self._reach.reachable:
-            return []
-        since = f"{self._reach.failing_since:%H:%M:%S} UTC" if self._reach.failing_since else "now"
-        if not self._vectors.loaded:
-            return [f"the team store {self.uri} is unreachable since {since} ({self._reach.error}): personal only"]
-        return [
-            f"the team store {self.uri} is unreachable since {since} ({self._reach.error}): team bullets come from "
-            f"this machine's copy (version {self._vectors.version})"
-        ]
+        notes = []
+        if not self._reach.reachable:
+            since = f"{self._reach.failing_since:%H:%M:%S} UTC" if self._reach.failing_since else "now"
+            if not self._vectors.loaded:
+                notes.append(
+                    f"the team store {self.uri} cannot be used since {since} ({self._reach.error}): personal only"
+                )
+            else:
+                notes.append(
+                    f"the team store {self.uri} cannot be used since {since} ({self._reach.error}): team bullets come "
+                    f"from this machine's copy (version {self._vectors.version})"
+                )
+        waiting = len(self.outbox)
+        if waiting:
+            notes.append(f"{waiting} write(s) to the team store {self.uri} wait in this machine's outbox to be sent")
+        return notes
 
     def status(self) -> TeamStatus:
         reachable = self.sync()
         try:
             bullets = self.count(ACTIVE) if reachable else 0
+            version = int(self._bullets.version) if self._connected else 0
         except Exception:
-            bullets = 0
+            bullets, version = 0, 0
         return TeamStatus(
             self.uri,
             self.staleness,
             reachable,
             self._reach.error,
-            int(self._bullets.version),
+            version,
             self._vectors.version,
             bullets,
+            len(self.outbox),
         )
 
     # -- writes ------------------------------------------------------------------------------------------
@@ -448,34 +679,90 @@ class TeamStore(LanceStore):
                 self._bullets.create_index(column, config=Bitmap(), replace=True)
 
     def add(self, bullets: Sequence[Bullet]) -> None:
-        guarded = [self._guard(b) for b in bullets]
-        self._written(lambda: LanceStore.add(self, guarded), f"storing {len(bullets)} bullet(s)")
+        """Appended; through the outbox, merged by id (a write that timed out may have landed after all)."""
+        self._bullets_written(bullets, lambda guarded: LanceStore.add(self, guarded))
 
     def upsert(self, bullets: Sequence[Bullet], vectors_changed: bool = True) -> None:
+        self._bullets_written(bullets, lambda guarded: LanceStore.upsert(self, guarded, vectors_changed))
+
+    def _bullets_written(self, bullets: Sequence[Bullet], write: Callable[[list[Bullet]], None]) -> None:
         guarded = [self._guard(b) for b in bullets]
-        self._written(lambda: LanceStore.upsert(self, guarded, vectors_changed), f"storing {len(bullets)} bullet(s)")
+        if not guarded:
+            return
+
+        def keep() -> None:
+            self.outbox.upsert(guarded)
+            self._vectors.bump(guarded)  # this machine's recall sees it meanwhile
+
+        self._written(lambda: write(guarded), keep, f"storing {len(bullets)} bullet(s)")
 
     def add_conflicts(self, conflicts: Sequence[Conflict]) -> None:
-        self._written(lambda: LanceStore.add_conflicts(self, conflicts), f"recording {len(conflicts)} conflict(s)")
+        if not conflicts:
+            return
+        self._written(
+            lambda: LanceStore.add_conflicts(self, conflicts),
+            lambda: self.outbox.add_conflicts(list(conflicts)),
+            f"recording {len(conflicts)} conflict(s)",
+        )
 
     def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None:
+        if not ids:
+            return
+
+        def keep() -> None:
+            self.outbox.set_status(list(ids), status.value, now)
+            if status is not Status.ACTIVE:
+                self._vectors.bump((), list(ids))
+
         what = f"setting {len(ids)} bullet(s) {status.value}"
-        self._written(lambda: LanceStore.set_status(self, ids, status, now), what)
+        self._written(lambda: LanceStore.set_status(self, ids, status, now), keep, what)
 
     def delete(self, ids: Sequence[str]) -> None:
-        self._written(lambda: LanceStore.delete(self, ids), f"erasing {len(ids)} bullet(s)")
+        if not ids:
+            return
+
+        def keep() -> None:
+            self.outbox.delete(list(ids))
+            self._vectors.bump((), list(ids))
+
+        self._written(lambda: LanceStore.delete(self, ids), keep, f"erasing {len(ids)} bullet(s)")
 
     def staged(self, bullets: Sequence[Bullet] = ()) -> StagedWrite:
-        self._online(f"curating {len(bullets)} bullet(s)")
-        return super().staged(bullets)
+        """A batch curated against the copy; with the object store not answering, against nothing (its
+        commit goes to the outbox; what it duplicates meets at the next ``memx team curate``)."""
+        if not self.offline:
+            try:
+                return super().staged(bullets)
+            except TeamStoreUnavailable as exc:
+                self._failed(exc)
+        return StagedWrite(self, StagedVectors(TeamCopy(self.root)))
 
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
-        self._online("curating a bullet")
-        return super().neighbours(vector, scope, limit)
+        return [] if self.offline else super().neighbours(vector, scope, limit)
 
     def find_content(self, content: str, scope: str) -> Bullet | None:
-        self._online("curating a bullet")
-        return super().find_content(content, scope)
+        return None if self.offline else super().find_content(content, scope)
+
+    def _current_copy(self) -> None:
+        """The copy as it is while the store does not answer (no call waits on it: the background thread
+        checks it); none at all if it was never loaded."""
+        if self.offline:
+            if not self._vectors.loaded:
+                raise self.absent_error()
+            return
+        super()._current_copy()
+
+    def get(self, ids: Sequence[str]) -> list[Bullet]:
+        if ids and self.offline:
+            raise self.absent_error()
+        return super().get(ids)
+
+    def warm(self) -> None:
+        """Load the copy now, if the object store answers (a store that does not is opened later)."""
+        try:
+            super().warm()
+        except TeamStoreError as exc:
+            self._failed(exc)
 
     def replace_all(self, bullets: Sequence[Bullet], model_name: str, dim: int) -> None:
         """Re-embedding with the same model rewrites the vectors in place; another model would change every
