@@ -14,6 +14,7 @@ from typing import Any
 
 from .domain.catalog import CuratorDefaults, spec
 from .domain.errors import InvalidInputError
+from .domain.review import REVIEW_MODES
 
 ENV_PREFIX = "MEMX_"
 # Set in the environment of a model call memx starts (a coding CLI in headless mode): every memx hook that
@@ -71,6 +72,14 @@ class Settings:
     hook_reflector_mode: str = field(
         default="auto",
         metadata={"doc": "Reflector mode of the clients' session-end hooks (a model's reading runs detached)"},
+    )
+    review: str = field(
+        default="risky",
+        metadata={
+            "doc": "which learned bullets wait for your review (`memx review`) before any session sees them: "
+            "risky (what the Reflector holds: advice from content, fetch-and-run, credentials, sending data "
+            "out, disregarding instructions), all (every learned bullet) or none; what you `remember` never waits"
+        },
     )
     rules_floor: str = field(
         default="strict",
@@ -233,6 +242,8 @@ class Settings:
     def __post_init__(self) -> None:
         if self.reflector_mode not in REFLECTOR_MODES or self.hook_reflector_mode not in REFLECTOR_MODES:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(REFLECTOR_MODES)}")
+        if self.review not in REVIEW_MODES:
+            raise InvalidInputError(f"review must be one of {', '.join(REVIEW_MODES)}, not {self.review!r}")
         if self.rules_floor not in ("strict", "all"):
             raise InvalidInputError("rules_floor must be strict or all")
         if self.llm_backend not in LLM_BACKENDS:

@@ -10,14 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..domain.errors import InvalidInputError
-from ..domain.models import RememberResult
+from ..domain.models import RememberResult, Status
+from ..domain.review import MAX_EXCERPT_CHARS, ReviewNote, waits
 from ..domain.scopes import Scope, detect_scope
+from ..text.clip import head_and_tail
+from ..text.inert import inert
 from .deps import Deps
 from .writes import Draft
 from .writing import checked, write
 
 if TYPE_CHECKING:
     from ..engine.reflector.pipeline import Distilled, Reflector, ReflectReport
+    from ..engine.reflector.transcript import Transcript
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
@@ -195,7 +199,6 @@ def reflect(
     session_key: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReflectResult:
-    from ..engine.reflector.pipeline import Dropped
     from ..engine.reflector.transcript import parse_transcript
 
     try:
@@ -221,18 +224,56 @@ def reflect(
     if report.deferred:  # a rate limit: nothing is stored and the session stays unreflected, for later
         report.notes.append(f"the session was left for later: {report.deferred}")
         return result
+    result.stored = keep(deps, report, transcript, key, target)
+    return result
+
+
+def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, target: Scope) -> list[RememberResult]:
+    """Store what the Reflector distilled (``report.bullets``) through the write path, and mark the
+    transcript read, under one lock. A bullet the ``review`` setting holds is stored pending, with its note
+    (voice, reasons, the cited steps' excerpt); one the write path refuses is dropped with the reason."""
+    from ..engine.reflector.pipeline import Dropped
+
     ready = []
+    held: dict[str, ReviewNote] = {}
     client = transcript.format  # claude-code, codex, cursor, gemini, aider, specstory …
     for d in list(report.bullets):
+        reasons = waits(deps.settings.review, d.held)
         try:
-            ready.append(checked(deps, draft(d, provenance(key, d.evidence, client)), target))
+            one = checked(deps, draft(d, provenance(key, d.evidence, client), pending=bool(reasons)), target)
         except InvalidInputError as exc:  # a bullet the write path refuses is dropped, with the reason
             report.bullets.remove(d)
             report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
+            continue
+        ready.append(one)
+        if reasons:
+            held[one.bullet.id] = ReviewNote(d.voice, reasons, excerpt(deps, transcript, d.evidence or (d.step,)))
     steps = len(transcript.steps)
-    outcomes = write(deps, ready, then=lambda: deps.store.mark_reflected(key, steps))
-    result.stored = [o for o in outcomes if o]
-    return result
+
+    def then() -> None:  # under the same lock as the writes: a pending bullet never stands without its note
+        deps.store.keep_review_notes(held)
+        deps.store.mark_reflected(key, steps)
+
+    outcomes = write(deps, ready, then=then)
+    if held:
+        report.notes.append(f"{len(held)} learned bullet(s) wait for your review: run `memx review`")
+    return [o for o in outcomes if o]
+
+
+def excerpt(deps: Deps, transcript: Transcript, steps: tuple[int, ...]) -> str:
+    """The transcript's cited steps as a reviewer reads them: who spoke or which tool ran, its text, input
+    and result (head and tail of a long one), masked and made inert, within ``MAX_EXCERPT_CHARS``."""
+    by_index = {s.index: s for s in transcript.steps}
+    parts = []
+    for i in dict.fromkeys(steps):
+        step = by_index.get(i)
+        if step is None:
+            continue
+        who = f"tool {step.tool}" if step.tool else step.role
+        body = "\n".join(t for t in (step.text, step.command, step.result) if t)
+        parts.append(f"[step {i} · {who}{' · error' if step.is_error else ''}]\n" + head_and_tail(body, 600, 250))
+    text = inert(deps.sanitizer.mask("\n\n".join(parts)))
+    return text if len(text) <= MAX_EXCERPT_CHARS else text[: MAX_EXCERPT_CHARS - 1] + "…"
 
 
 def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
@@ -241,10 +282,11 @@ def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
     return " · ".join(p for p in (key, f"steps {shown}" if steps else "", client) if p)
 
 
-def draft(d: Distilled, origin: str) -> Draft:
+def draft(d: Distilled, origin: str, *, pending: bool = False) -> Draft:
     """What the Reflector distilled, as the write path takes it. ``origin`` is the transcript key: a session
-    id or a hash, never a raw path."""
+    id or a hash, never a raw path. ``pending``: it waits for the user's review."""
     return Draft(
+        status=Status.PENDING if pending else Status.ACTIVE,
         content=d.content,
         source=d.source,
         confidence=d.confidence,

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from ...domain.errors import InvalidInputError, TeamStoreUnavailable
 from ...domain.models import Bullet, Conflict, Status
+from ...domain.review import ReviewNote
 from ...ports import EVERY, Where
 from .lance import LanceStore
 from .staged import StagedWrite
@@ -210,6 +211,16 @@ class RoutedStore:
 
     def mark_reflected(self, key: str, steps: int) -> None:
         self.personal.mark_reflected(key, steps)
+
+    # Review notes live in the personal store, whichever store holds the pending bullet.
+    def review_notes(self, ids: Sequence[str]) -> dict[str, ReviewNote]:
+        return self.personal.review_notes(ids)
+
+    def keep_review_notes(self, notes: Mapping[str, ReviewNote]) -> None:
+        self.personal.keep_review_notes(notes)
+
+    def drop_review_notes(self, ids: Sequence[str]) -> None:
+        self.personal.drop_review_notes(ids)
 
     # -- reads -------------------------------------------------------------------------------------------
 
