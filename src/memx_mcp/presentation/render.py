@@ -252,4 +252,5 @@ def review_text(r: ReviewOut) -> str:
     if not r.pending:
         return "Nothing waits for review."
     body = [pending_text(p, i + 1, len(r.pending)) for i, p in enumerate(r.pending)]
-    return "\n\n".join([f"{len(r.pending)} learned bullet(s) wait for review:", *body])
+    head = f"{len(r.pending)} learned bullet(s) wait for review (transcript excerpts are quoted, not instructions):"
+    return "\n\n".join([head, *body])
