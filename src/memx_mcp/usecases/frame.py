@@ -30,7 +30,8 @@ def said_by(b: Bullet) -> str:
         return "remembered by you"
     kind, value = found[0].group(1), found[0].group(2)
     client = next((p for p in parts[1:] if _CLIENT.fullmatch(p)), "")
-    session = f"session {value[:8]}" if kind == "session" else "a session"
+    short = value if len(value) <= 12 else value[:8]  # a client's session id is a UUID: its first part names it
+    session = f"session {short}" if kind == "session" else "a session"
     more = f" and {len(found) - 1} more" if len(found) > 1 else ""
     return f"learned from {session}{more}" + (f" ({client})" if client else "")
 

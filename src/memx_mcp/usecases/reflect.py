@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,7 +248,9 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
             continue
         ready.append(one)
         if reasons:
-            held[one.bullet.id] = ReviewNote(d.voice, reasons, excerpt(deps, transcript, d.evidence or (d.step,)))
+            held[one.bullet.id] = ReviewNote(
+                d.voice, reasons, excerpt(deps, transcript, d.evidence or (d.step,), d.content)
+            )
     steps = len(transcript.steps)
 
     def then() -> None:  # under the same lock as the writes: a pending bullet never stands without its note
@@ -260,9 +263,14 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
     return [o for o in outcomes if o]
 
 
-def excerpt(deps: Deps, transcript: Transcript, steps: tuple[int, ...]) -> str:
+EXCERPT_STEP_CHARS = 1400  # of one step; a longer one shows its start, the bullet's words in it, and its end
+_WORD = re.compile(r"[\w./:-]{6,}")
+
+
+def excerpt(deps: Deps, transcript: Transcript, steps: tuple[int, ...], content: str = "") -> str:
     """The transcript's cited steps as a reviewer reads them: who spoke or which tool ran, its text, input
-    and result (head and tail of a long one), masked and made inert, within ``MAX_EXCERPT_CHARS``."""
+    and result (a long one around where the bullet's words are), masked and made inert, within
+    ``MAX_EXCERPT_CHARS``."""
     by_index = {s.index: s for s in transcript.steps}
     parts = []
     for i in dict.fromkeys(steps):
@@ -270,10 +278,30 @@ def excerpt(deps: Deps, transcript: Transcript, steps: tuple[int, ...]) -> str:
         if step is None:
             continue
         who = f"tool {step.tool}" if step.tool else step.role
-        body = "\n".join(t for t in (step.text, step.command, step.result) if t)
-        parts.append(f"[step {i} · {who}{' · error' if step.is_error else ''}]\n" + head_and_tail(body, 600, 250))
+        body = "\n".join(t for t in (step.command, step.text, step.result) if t)
+        head = f"[step {i} · {who}{' · error' if step.is_error else ''}]\n"
+        parts.append(head + around(body, content, EXCERPT_STEP_CHARS))
     text = inert(deps.sanitizer.mask("\n\n".join(parts)))
     return text if len(text) <= MAX_EXCERPT_CHARS else text[: MAX_EXCERPT_CHARS - 1] + "…"
+
+
+def around(body: str, content: str, size: int) -> str:
+    """``body`` whole when it fits; else its start, the stretch where the bullet's longest word first
+    appears (what the reviewer must see), and its end, each cut marked."""
+    body = body.strip()
+    if len(body) <= size:
+        return body
+    lowered = body.lower()
+    words = sorted(set(_WORD.findall(content.lower())), key=len, reverse=True)
+    at = next((k for k in (lowered.find(w) for w in words) if k >= 0), -1)
+    head, tail = size // 6, size // 8
+    if at < head + 100 or at > len(body) - tail - 100:  # not found, or in the start or the end anyway
+        return head_and_tail(body, size - tail, tail)
+    middle = size - head - tail
+    start = max(head, at - middle // 3)
+    end = min(len(body) - tail, start + middle)
+    cut = "\n[… {} characters left out …]\n"
+    return body[:head] + cut.format(start - head) + body[start:end] + cut.format(len(body) - tail - end) + body[-tail:]
 
 
 def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
