@@ -185,3 +185,15 @@ def test_a_pending_bullet_cannot_be_approved_as_another_kind(memory: Memory) -> 
     with pytest.raises(NotFoundError):
         memory.reject(active.id)
     assert memory.show(active.id).status is Status.ACTIVE
+
+
+def test_forgetting_a_waiting_bullet_erases_it_and_restore_never_makes_one_active(memory: Memory) -> None:
+    learn(memory, distilled(CURL, 2, held=(FETCH_REASON,)), distilled("Use make test", 0, held=("y",)))
+    first, second = memory.pending()
+    with pytest.raises(NotFoundError):
+        memory.restore([first.bullet.id])  # it waits for review: restore is not a way around it
+    assert memory.store.get([first.bullet.id])[0].status is Status.PENDING
+    done = memory.forget([first.bullet.id])
+    assert done.purged == (first.bullet.id,) and done.archived == ()
+    assert memory.store.get([first.bullet.id]) == [] and memory.store.review_notes([first.bullet.id]) == {}
+    assert [p.bullet.id for p in memory.pending()] == [second.bullet.id]
