@@ -98,6 +98,11 @@ class RoutedStore:
             )
         return self.team
 
+    def _for_bullet(self, b: Bullet) -> LanceStore:
+        """Where a new bullet goes: by its scope, except a learned bullet waiting for review, which stays on
+        this machine until its user approves it (then it is written again, active, by its scope)."""
+        return self.personal if b.status is Status.PENDING else self._for_scope(b.scope)
+
     def holder(self, ids: Sequence[str]) -> dict[str, LanceStore]:
         """Which store holds each of ``ids`` (the team's answer wins: an id is in one store)."""
         found: dict[str, LanceStore] = {}
@@ -111,7 +116,7 @@ class RoutedStore:
         held = self.holder([b.id for b in bullets])
         groups: dict[int, tuple[LanceStore, list[Bullet]]] = {}
         for b in bullets:
-            store = held.get(b.id) or self._for_scope(b.scope)
+            store = held.get(b.id) or self._for_bullet(b)
             groups.setdefault(id(store), (store, []))[1].append(b)
         return list(groups.values())
 
@@ -148,7 +153,7 @@ class RoutedStore:
     def add(self, bullets: Sequence[Bullet]) -> None:
         groups: dict[int, tuple[LanceStore, list[Bullet]]] = {}
         for b in bullets:
-            store = self._for_scope(b.scope)
+            store = self._for_bullet(b)
             groups.setdefault(id(store), (store, []))[1].append(b)
         for store, group in groups.values():
             store.add(group)
@@ -326,13 +331,13 @@ class RoutedStaged:
         self._parts: dict[int, StagedWrite] = {}
         by_store: dict[int, tuple[LanceStore, list[Bullet]]] = {}
         for b in bullets:
-            store = routed._for_scope(b.scope)
+            store = routed._for_bullet(b)
             by_store.setdefault(id(store), (store, []))[1].append(b)
         for key, (store, group) in by_store.items():
             self._parts[key] = store.staged(group)
 
-    def _part(self, scope: str) -> StagedWrite:
-        store = self._routed._for_scope(scope)
+    def _part(self, scope: str, store: LanceStore | None = None) -> StagedWrite:
+        store = store or self._routed._for_scope(scope)
         if id(store) not in self._parts:
             self._parts[id(store)] = store.staged()
         return self._parts[id(store)]
@@ -345,7 +350,7 @@ class RoutedStaged:
 
     def add(self, bullets: Sequence[Bullet]) -> None:
         for b in bullets:
-            self._part(b.scope).add([b])
+            self._part(b.scope, self._routed._for_bullet(b)).add([b])
 
     def upsert(self, bullets: Sequence[Bullet]) -> None:
         for b in bullets:
