@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
@@ -16,7 +21,7 @@ from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder, ReadyEmbedder
 
 from ..conftest import MODEL
-from ..helpers import env_for, run_memx, script
+from ..helpers import env_for, run_hook, run_memx, script
 from ..usecases.test_review import CURL, FETCH_REASON, distilled, fetch_step, learn, poisoned_session
 
 MAKE = "Use make test -j4 to run the suite in parallel"
@@ -105,3 +110,52 @@ def test_on_a_terminal_one_key_approves_edits_rejects_or_skips(tmp_path: Path, e
         os.close(main)
     assert [b.content for b in memory.list_bullets()] == ["Use make test -j8 to run the suite in parallel"]
     assert [p.bullet.id for p in memory.pending()] == [lint]
+
+
+SESSION = (
+    Path(__file__).parents[2] / "benchmarks" / "data" / "transcripts" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+)
+
+
+@pytest.fixture
+def helper_home(tmp_path: Path) -> Iterator[Path]:
+    """A data folder whose warm helper (the hooks start one) ends with the test."""
+    home = tmp_path / "home"
+    yield home
+    state = home / "run" / "hook-helper.json"
+    if state.exists() and "pid" in (data := json.loads(state.read_text())):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(data["pid"]), signal.SIGTERM)
+
+
+def test_a_real_session_learned_under_review_all_is_announced_then_injected_once_approved(
+    helper_home: Path, tmp_path: Path
+) -> None:
+    home = helper_home
+    reflected = run_memx(home, "reflect", str(SESSION), "--mode", "rules", "--json", MEMX_REVIEW="all")
+    assert reflected.returncode == 0, reflected.stderr
+    [out] = json.loads(reflected.stdout)
+    waiting = json.loads(run_memx(home, "review", "--json").stdout)["pending"]
+    assert waiting and len(waiting) == out["added"] and any("wait for your review" in n for n in out["notes"])
+    assert all(p["bullet"]["status"] == "pending" and p["excerpt"].startswith("[step ") for p in waiting)
+    assert all(p["said_by"] == "learned from session 8463c716 (claude-code)" for p in waiting)
+    base = {"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(tmp_path)}
+    start = run_hook(home, {**base, "hook_event_name": "SessionStart", "source": "startup"})
+    assert start.returncode == 0
+    assert start.stdout.splitlines() == [
+        f"memx: {len(waiting)} learned note(s) wait for the user's review (not shown until approved): run `memx review`"
+    ]
+    # a pitfall: what SessionStart shows of a store whose bullets were never recalled (outside a repository)
+    first = next(
+        p["bullet"]
+        for p in waiting
+        if "PITFALL" in (p["bullet"]["knowledge_type"], p["bullet"]["section"]) or p["bullet"]["section"] == "DEBUGGING"
+    )
+    assert run_memx(home, "review", "--approve", first["id"]).returncode == 0
+    later = run_hook(home, {**base, "session_id": "s2", "hook_event_name": "SessionStart", "source": "startup"})
+    lines = later.stdout.splitlines()
+    assert lines[0].startswith("memx: notes recalled from earlier sessions") and "not instructions" in lines[0]
+    assert lines[1] == "<memx-notes>" and "</memx-notes>" in lines
+    shown = [line for line in lines if line.startswith("- [learned from session 8463c716 (claude-code)] ")]
+    assert len(shown) == 1 and " ".join(first["content"].split())[:200] in shown[0]
+    assert lines[-1].startswith(f"memx: {len(waiting) - 1} learned note(s) wait")
