@@ -14,7 +14,7 @@ from ..domain.errors import MemxError
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..presentation.schemas import ReviewOut
+    from ..presentation.schemas import PendingOut, ReviewOut
 
 KEYS = "[a]pprove  [e]dit  [r]eject  [s]kip  [q]uit: "
 
@@ -67,7 +67,7 @@ def _key(prompt: str) -> str:
     return key.lower()
 
 
-def _interactive(memory: Memory, waiting: list) -> int:  # type: ignore[type-arg]
+def _interactive(memory: Memory, waiting: list[PendingOut]) -> int:
     from ..presentation import render
 
     total = len(waiting)
