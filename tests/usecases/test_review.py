@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
+from memx_mcp.config import Settings, load_settings
 from memx_mcp.domain.errors import InvalidInputError, NotFoundError
 from memx_mcp.domain.models import KnowledgeType, Section, Status
 from memx_mcp.engine.reflector.pipeline import Distilled, ReflectReport
@@ -197,3 +199,10 @@ def test_forgetting_a_waiting_bullet_erases_it_and_restore_never_makes_one_activ
     assert done.purged == (first.bullet.id,) and done.archived == ()
     assert memory.store.get([first.bullet.id]) == [] and memory.store.review_notes([first.bullet.id]) == {}
     assert [p.bullet.id for p in memory.pending()] == [second.bullet.id]
+
+
+def test_an_unknown_review_setting_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(InvalidInputError, match="review must be one of risky, all, none"):
+        Settings(home=tmp_path, review="sometimes")
+    monkeypatch.setenv("MEMX_REVIEW", "all")
+    assert load_settings(home=tmp_path).review == "all"
