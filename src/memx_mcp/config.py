@@ -16,6 +16,7 @@ from .domain import backends
 from .domain.catalog import CuratorDefaults, spec
 from .domain.errors import InvalidInputError
 from .engine.reflector.readings import registry as readings
+from .domain.review import REVIEW_MODES
 
 ENV_PREFIX = "MEMX_"
 # Set in the environment of a model call memx starts (a coding CLI in headless mode): every memx hook that
@@ -81,6 +82,14 @@ class Settings:
     hook_reflector_mode: str = field(
         default="auto",
         metadata={"doc": "Reflector mode of the clients' session-end hooks (a model's reading runs detached)"},
+    )
+    review: str = field(
+        default="risky",
+        metadata={
+            "doc": "which learned bullets wait for your review (`memx review`) before any session sees them: "
+            "risky (what the Reflector holds: advice from content, fetch-and-run, credentials, sending data "
+            "out, disregarding instructions), all (every learned bullet) or none; what you `remember` never waits"
+        },
     )
     rules_floor: str = field(
         default="strict",
@@ -248,6 +257,8 @@ class Settings:
         modes = reflector_modes()
         if self.reflector_mode not in modes or self.hook_reflector_mode not in modes:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(modes)}")
+        if self.review not in REVIEW_MODES:
+            raise InvalidInputError(f"review must be one of {', '.join(REVIEW_MODES)}, not {self.review!r}")
         if self.rules_floor not in ("strict", "all"):
             raise InvalidInputError("rules_floor must be strict or all")
         if self.llm_backend not in backends.setting_values():

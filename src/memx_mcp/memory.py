@@ -16,7 +16,7 @@ from .domain.models import RecallResult
 from .domain.scopes import Scope
 from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
 from .privacy import PrivacySanitizer
-from .usecases import browse, injection, maintenance, staleness, team, writing
+from .usecases import browse, injection, maintenance, review, staleness, team, writing
 from .usecases import recall as recalling
 from .usecases import reflect as reflecting
 from .usecases.deps import Deps, Workspace, utcnow
@@ -193,6 +193,13 @@ class Memory:
     check_store = UseCase(browse.check_store)
     cjk_share = UseCase(browse.cjk_share)
     purge_scope = UseCase(browse.purge_scope)
+
+    # -- review: learned bullets that wait for the user ------------------------------------------------
+
+    pending = UseCase(review.pending)
+    waiting = UseCase(review.waiting)
+    approve = UseCase(review.approve)
+    reject = UseCase(review.reject)
 
     # -- the team store ---------------------------------------------------------------------------------
 

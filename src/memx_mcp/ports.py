@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from .domain.models import Bullet, Conflict, KnowledgeType, Section, Status
+from .domain.review import ReviewNote
 
 if TYPE_CHECKING:  # the LLM's pydantic shapes load only where an LLM is used
     from .engine.reflector.readings.model import Refiner
@@ -159,6 +160,12 @@ class Store(WriteTarget, Protocol):
     def reflected_upto(self, key: str) -> int: ...
 
     def mark_reflected(self, key: str, steps: int) -> None: ...
+
+    def review_notes(self, ids: Sequence[str]) -> dict[str, ReviewNote]: ...
+
+    def keep_review_notes(self, notes: Mapping[str, ReviewNote]) -> None: ...
+
+    def drop_review_notes(self, ids: Sequence[str]) -> None: ...
 
     def verify(self) -> str: ...
 

@@ -64,6 +64,10 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
         _emit(args, ForgetOut.of(done), render.forget_text)
     elif args.command == "conflicts":
         _conflicts(args, memory)
+    elif args.command == "review":
+        from . import review
+
+        return review.run(args, memory, lambda a, out: _emit(a, out, render.review_text))
     elif args.command in ("gc", "restore", "list", "export", "import"):
         return _maintain(args, memory)
     elif args.command in ("share", "unshare", "team"):

@@ -13,6 +13,7 @@ EXAMPLES = """examples:
   memx remember "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
   memx recall "make the tests run faster" --json
   memx conflicts --all
+  memx review
   memx forget b_0123456789abcdef
   memx reflect ~/.claude/projects/*/SESSION.jsonl --dry-run
   memx install claude-code --dry-run
@@ -91,6 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", choices=["a", "b", "both", "merge"])
     p.add_argument("--all", action="store_true", help="also overlaps without contradiction evidence")
     p.add_argument("--scan", action="store_true", help="re-examine the whole visible store first")
+
+    p = add(
+        "review",
+        "approve, edit or reject the learned bullets that wait for you",
+        'memx review --edit b_0123 "Run make test before pushing"',
+    )
+    p.add_argument("--approve", metavar="ID", help="make a waiting bullet active")
+    p.add_argument("--reject", metavar="ID", help="erase a waiting bullet")
+    p.add_argument("--edit", nargs=2, metavar=("ID", "TEXT"), help="approve a waiting bullet with new text")
 
     p = add("gc", "archive bullets that decayed below 0.02", "memx gc --dry-run", unscoped)
     p.add_argument("--dry-run", action="store_true", help="only say what would move")

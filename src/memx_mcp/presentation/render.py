@@ -8,7 +8,18 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..text.clip import one_line as _clip
-from .schemas import BulletOut, ConflictsOut, ForgetOut, ListOut, RecallOut, ReflectOut, RememberOut, StatsOut
+from .schemas import (
+    BulletOut,
+    ConflictsOut,
+    ForgetOut,
+    ListOut,
+    PendingOut,
+    RecallOut,
+    ReflectOut,
+    RememberOut,
+    ReviewOut,
+    StatsOut,
+)
 
 M = TypeVar("M", bound=BaseModel)
 # C0 and C1 controls but newline and tab: ESC starts the sequences that move the cursor, retitle the window
@@ -210,3 +221,36 @@ def repair_text(out: dict[str, Any]) -> str:
     if out["bullets_unreadable"]:
         lines.append("The bullets table could not be read at all; its files are kept in the backup.")
     return "\n".join([*lines, *out["notes"]])
+
+
+def pending_text(p: PendingOut, index: int = 0, total: int = 0) -> str:
+    """One bullet waiting for review, the way a reviewer reads it: what it says, who said it, why it
+    waits, and the transcript's words (indented: quoted, not memx's own)."""
+    b = p.bullet
+    head = f"[{index}/{total}] " if total else ""
+    lines = [
+        _c(f"{head}{b.id}", "1") + f"  {b.scope} · {b.section}/{b.knowledge_type} · {p.said_by}",
+        "  " + b.content.replace("\n", "\n  "),
+        _c("  from: ", "2") + (p.voice or "not known") + (f" · {b.origin}" if b.origin else ""),
+    ]
+    lines += [_c("  held: ", "33") + r for r in p.reasons]
+    if p.excerpt:
+        lines.append(_c("  transcript (quoted, masked):", "2"))
+        lines += ["    │ " + row for row in p.excerpt.splitlines()]
+    return "\n".join(lines)
+
+
+def review_text(r: ReviewOut) -> str:
+    if r.action != "list":
+        done = {"approve": "Approved", "edit": "Edited and approved", "reject": "Rejected"}[r.action]
+        head = f"{done} {r.id}"
+        if r.result is not None and r.result.action == "merged":
+            head += f": merged into the active {r.result.merged_into}"
+        elif r.result is not None and r.result.conflicts:
+            head += f", with {len(r.result.conflicts)} possible conflict(s) (`memx conflicts`)"
+        return "\n".join([head, *r.notes])
+    if not r.pending:
+        return "Nothing waits for review."
+    body = [pending_text(p, i + 1, len(r.pending)) for i, p in enumerate(r.pending)]
+    head = f"{len(r.pending)} learned bullet(s) wait for review (transcript excerpts are quoted, not instructions):"
+    return "\n\n".join([head, *body])

@@ -5,7 +5,9 @@ At session start: the most useful bullets of the project and workspace (permanen
 ones, recent pitfalls) and open contradictions, within a token budget, with headings in the language most
 of the bullets are written in. With each prompt: the few bullets relevant to it above a relevance floor,
 never one already shown in the same session, nothing at all when nothing is relevant. A bullet that names a
-file gone from the working tree is never injected (``staleness.py``). Whatever is injected
+file gone from the working tree is never injected (``staleness.py``), nor is a learned bullet waiting for
+review; SessionStart says in one line how many wait. Every block is framed as data, not instructions
+(``frame.py``). Whatever is injected
 counts as a recall for Decay, and every injection is logged for ``memx stats``."""
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from ..domain.models import Bullet, KnowledgeType, Section
 from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
 from ..files import atomic_write
+from ..text.inert import inert
 from ..text.language import language
+from . import frame
 from .deps import Deps
 from .maintenance import list_conflicts
 from .recall import recall
+from .review import waiting
 from .staleness import fresh as still_there
 
 HEADINGS = {
@@ -46,12 +51,14 @@ HEADINGS = {
     ),
 }
 RECENT_DAYS = 30
-MAX_LINE_CHARS = 300
 
 
-def _line(b: Bullet) -> str:
-    text = " ".join(b.content.split())
-    return "- " + (text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…")
+_line = frame.line
+
+
+def _room(budget: int, where: str) -> int:
+    """The tokens left for the lines once the frame is counted (and the line ends joining them)."""
+    return max(0, budget - estimate_tokens(frame.chrome(where)) - 3)
 
 
 def _pack(lines: list[str], budget: int) -> tuple[list[str], int]:
@@ -104,9 +111,10 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     if conflicts:
         lines.append(f"{conflict_title}:")
         lines += [f"- {_line(v.a)[2:]}  <>  {_line(v.b)[2:]}" for v in conflicts]
-    packed, _ = _pack(lines, budget)
+    where = inert(str(scope))
+    packed, _ = _pack(lines, _room(budget, where))
     ids = [b.id for b in shown if _line(b) in packed]
-    return ("\n".join(packed) if ids or conflicts else ""), ids
+    return (frame.framed(where, packed) if ids or conflicts else ""), ids
 
 
 def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
@@ -118,9 +126,18 @@ def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: 
     if not hits:
         return "", []
     heading = HEADINGS[language([h.bullet.content for h in hits])][3]
-    lines, _ = _pack([f"{heading}:", *(_line(h.bullet) for h in hits)], budget)
+    where = inert(result.scope)
+    lines, _ = _pack([f"{heading}:", *(_line(h.bullet) for h in hits)], _room(budget, where))
     ids = [h.bullet.id for h in hits if _line(h.bullet) in lines]
-    return ("\n".join(lines) if ids else ""), ids
+    return (frame.framed(where, lines) if ids else ""), ids
+
+
+def review_line(deps: Deps) -> str:
+    """One line when learned bullets of the current scope wait for review ("" when none do)."""
+    count = waiting(deps, tuple(deps.workspace.current().visible()))
+    if not count:
+        return ""
+    return f"memx: {count} learned note(s) wait for the user's review (not shown until approved): run `memx review`"
 
 
 # -- per-session memory of what was shown, and the log that `memx stats` reads ------------------------
@@ -191,6 +208,7 @@ def inject(deps: Deps, payload: dict[str, object]) -> str:
     started = time.monotonic()
     if event == "SessionStart":
         text, ids = session_context(deps, settings.inject_session_tokens)
+        text = "\n".join(t for t in (text, review_line(deps)) if t)
     else:
         prompt = str(payload.get("prompt", "")).strip()
         if not prompt:

@@ -138,16 +138,22 @@ def forget(deps: Deps, ids: Sequence[str], *, purge: bool = False) -> ForgetResu
     if len(wanted) > MAX_IDS:
         raise InvalidInputError(f"{len(wanted)} ids; at most {MAX_IDS} at once")
     with deps.store.write_lock():
-        found = {b.id for b in deps.store.get(wanted)}
+        got = deps.store.get(wanted)
+        found = {b.id for b in got}
         known = [i for i in wanted if i in found]
-        if purge:
-            deps.store.delete(known)
-        else:
-            deps.store.set_status(known, Status.ARCHIVED, deps.clock())
+        # a learned bullet waiting for review is erased, never archived: restore would make it active unreviewed
+        waiting = [b.id for b in got if b.status is Status.PENDING]
+        if purge or waiting:
+            deps.store.delete(known if purge else waiting)
+            deps.store.drop_review_notes(waiting)
+        if not purge:
+            deps.store.set_status([i for i in known if i not in waiting], Status.ARCHIVED, deps.clock())
     missing = tuple(i for i in wanted if i not in found)
     if not known:
         raise NotFoundError(f"no bullet with id {', '.join(missing)}")
-    return ForgetResult(archived=() if purge else tuple(known), purged=tuple(known) if purge else (), not_found=missing)
+    archived = () if purge else tuple(i for i in known if i not in waiting)
+    purged = tuple(known) if purge else tuple(i for i in known if i in waiting)
+    return ForgetResult(archived=archived, purged=purged, not_found=missing)
 
 
 def forget_matching(deps: Deps, query: str, *, scope: str | None = None, confirm: bool = False) -> ForgetResult:
@@ -195,7 +201,8 @@ def restore(deps: Deps, ids: Sequence[str]) -> tuple[list[str], list[str]]:
     if not wanted:
         raise InvalidInputError("no ids given")
     with deps.store.write_lock():
-        found = {b.id: b for b in deps.store.get(wanted)}
+        got = deps.store.get(wanted)
+        found = {b.id: b for b in got if b.status is not Status.PENDING}  # review decides those (`memx review`)
         restored = [i for i in wanted if i in found]
         # Restored knowledge starts a new life: without a fresh clock it would fall straight back to gc.
         now = deps.clock()

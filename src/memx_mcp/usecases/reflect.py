@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..domain.errors import InvalidInputError
-from ..domain.models import RememberResult
+from ..domain.models import RememberResult, Status
+from ..domain.review import MAX_EXCERPT_CHARS, ReviewNote, waits
 from ..domain.scopes import Scope, detect_scope
 from ..engine.reflector.readings import registry
+from ..text.clip import head_and_tail
+from ..text.inert import inert
 from .deps import Deps
 from .writes import Draft
 from .writing import checked, write
@@ -20,6 +24,7 @@ from .writing import checked, write
 if TYPE_CHECKING:
     from ..engine.reflector.pipeline import Reflector
     from ..engine.reflector.readings.report import Distilled, ReflectReport
+    from ..engine.reflector.transcripts.transcript import Transcript
 
 log = logging.getLogger(__name__)
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
@@ -226,18 +231,83 @@ def reflect(
     if report.deferred:  # a rate limit: nothing is stored and the session stays unreflected, for later
         report.notes.append(f"the session was left for later: {report.deferred}")
         return result
+    result.stored = keep(deps, report, transcript, key, target)
+    return result
+
+
+def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, target: Scope) -> list[RememberResult]:
+    """Store what the Reflector distilled (``report.bullets``) through the write path, and mark the
+    transcript read, under one lock. A bullet the ``review`` setting holds is stored pending, with its note
+    (voice, reasons, the cited steps' excerpt); one the write path refuses is dropped with the reason."""
+    from ..engine.reflector.pipeline import Dropped
+
     ready = []
+    held: dict[str, ReviewNote] = {}
     client = transcript.format  # claude-code, codex, cursor, gemini, aider, specstory …
     for d in list(report.bullets):
+        reasons = waits(deps.settings.review, d.held)
         try:
-            ready.append(checked(deps, draft(d, provenance(key, d.evidence, client)), target))
+            one = checked(deps, draft(d, provenance(key, d.evidence, client), pending=bool(reasons)), target)
         except InvalidInputError as exc:  # a bullet the write path refuses is dropped, with the reason
             report.bullets.remove(d)
             report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
+            continue
+        ready.append(one)
+        if reasons:
+            held[one.bullet.id] = ReviewNote(
+                d.voice, reasons, excerpt(deps, transcript, d.evidence or (d.step,), d.content)
+            )
     steps = len(transcript.steps)
-    outcomes = write(deps, ready, then=lambda: deps.store.mark_reflected(key, steps))
-    result.stored = [o for o in outcomes if o]
-    return result
+
+    def then() -> None:  # under the same lock as the writes: a pending bullet never stands without its note
+        deps.store.keep_review_notes(held)
+        deps.store.mark_reflected(key, steps)
+
+    outcomes = write(deps, ready, then=then)
+    if held:
+        report.notes.append(f"{len(held)} learned bullet(s) wait for your review: run `memx review`")
+    return [o for o in outcomes if o]
+
+
+EXCERPT_STEP_CHARS = 1400  # of one step; a longer one shows its start, the bullet's words in it, and its end
+_WORD = re.compile(r"[\w./:-]{6,}")
+
+
+def excerpt(deps: Deps, transcript: Transcript, steps: tuple[int, ...], content: str = "") -> str:
+    """The transcript's cited steps as a reviewer reads them: who spoke or which tool ran, its text, input
+    and result (a long one around where the bullet's words are), masked and made inert, within
+    ``MAX_EXCERPT_CHARS``."""
+    by_index = {s.index: s for s in transcript.steps}
+    parts = []
+    for i in dict.fromkeys(steps):
+        step = by_index.get(i)
+        if step is None:
+            continue
+        who = f"tool {step.tool}" if step.tool else step.role
+        body = "\n".join(t for t in (step.command, step.text, step.result) if t)
+        head = f"[step {i} · {who}{' · error' if step.is_error else ''}]\n"
+        parts.append(head + around(body, content, EXCERPT_STEP_CHARS))
+    text = inert(deps.sanitizer.mask("\n\n".join(parts)))
+    return text if len(text) <= MAX_EXCERPT_CHARS else text[: MAX_EXCERPT_CHARS - 1] + "…"
+
+
+def around(body: str, content: str, size: int) -> str:
+    """``body`` whole when it fits; else its start, the stretch where the bullet's longest word first
+    appears (what the reviewer must see), and its end, each cut marked."""
+    body = body.strip()
+    if len(body) <= size:
+        return body
+    lowered = body.lower()
+    words = sorted(set(_WORD.findall(content.lower())), key=len, reverse=True)
+    at = next((k for k in (lowered.find(w) for w in words) if k >= 0), -1)
+    head, tail = size // 6, size // 8
+    if at < head + 100 or at > len(body) - tail - 100:  # not found, or in the start or the end anyway
+        return head_and_tail(body, size - tail, tail)
+    middle = size - head - tail
+    start = max(head, at - middle // 3)
+    end = min(len(body) - tail, start + middle)
+    cut = "\n[… {} characters left out …]\n"
+    return body[:head] + cut.format(start - head) + body[start:end] + cut.format(len(body) - tail - end) + body[-tail:]
 
 
 def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
@@ -246,10 +316,11 @@ def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
     return " · ".join(p for p in (key, f"steps {shown}" if steps else "", client) if p)
 
 
-def draft(d: Distilled, origin: str) -> Draft:
+def draft(d: Distilled, origin: str, *, pending: bool = False) -> Draft:
     """What the Reflector distilled, as the write path takes it. ``origin`` is the transcript key: a session
-    id or a hash, never a raw path."""
+    id or a hash, never a raw path. ``pending``: it waits for the user's review."""
     return Draft(
+        status=Status.PENDING if pending else Status.ACTIVE,
         content=d.content,
         source=d.source,
         confidence=d.confidence,

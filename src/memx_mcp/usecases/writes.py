@@ -1,6 +1,7 @@
 """The one way a bullet is built from what a door sends (remember, edit, import, reflect, a merge, the web
 page): every field validated like ``remember`` validates its text, every text field masked, control
-characters stripped. ``check`` is pure; ``Memory.write`` stores what it returns, under the write lock.
+characters stripped, markup that could close or forge the hooks' frame made inert (``text/inert.py``).
+``check`` is pure; ``Memory.write`` stores what it returns, under the write lock.
 
 A ``Checked`` bullet can only come from ``check``: the store step takes nothing else, so a door cannot skip
 the sanitizer by building a ``Bullet`` by hand."""
@@ -33,6 +34,7 @@ from ..domain.models import Bullet, KnowledgeType, Section, Status, new_id
 from ..domain.scopes import Scope, parse_scope
 from ..engine.reflector.classify import classify, extract_metadata, instructivity
 from ..privacy import PrivacySanitizer
+from ..text.inert import inert
 
 ID = re.compile(r"[A-Za-z0-9_\-]{1,100}")
 # Knowledge older than the tools it is about, or from the future, is a broken record, not a memory.
@@ -88,7 +90,9 @@ def with_vector(c: Checked, vector: Sequence[float]) -> Checked:
 def check(draft: Draft, *, sanitizer: PrivacySanitizer, dim: int, now: datetime, scope: Scope) -> Checked:
     """The bullet ``draft`` describes, or InvalidInputError naming the field and what to do. ``scope`` is
     the default (and the current scope short forms resolve against it); ``dim`` the store's vector size."""
-    content = _mask(sanitizer, clean_text(draft.content, "content", MAX_CONTENT_CHARS), MAX_CONTENT_CHARS)
+    # Masked, then made inert: a bullet's text can never close or forge the frame the hooks print it in.
+    content = inert(_mask(sanitizer, clean_text(draft.content, "content", MAX_CONTENT_CHARS), MAX_CONTENT_CHARS))
+    content = content[:MAX_CONTENT_CHARS]
     confidence = _number(draft.confidence, "confidence", 0.0, 1.0)
     cls = classify(content) if draft.section is None or draft.knowledge_type is None else None
     derive_tags = draft.extra_tags or draft.tags is None

@@ -12,7 +12,16 @@ from datetime import datetime
 
 from ..domain.errors import InvalidInputError
 from ..domain.inputs import MAX_CONTENT_CHARS
-from ..domain.models import Bullet, Conflict, KnowledgeType, RememberAction, RememberResult, Section, new_id
+from ..domain.models import (
+    Bullet,
+    Conflict,
+    KnowledgeType,
+    RememberAction,
+    RememberResult,
+    Section,
+    Status,
+    new_id,
+)
 from ..domain.scopes import Scope
 from ..engine import curator
 from ..ports import WriteTarget
@@ -115,7 +124,11 @@ def _neighbours(bullet: Bullet, target: WriteTarget) -> list[curator.Neighbour]:
 
 def curate(deps: Deps, bullet: Bullet, now: datetime, notes: tuple[str, ...], target: WriteTarget) -> RememberResult:
     """One bullet through the Curator against ``target`` (the store, or a staged batch): merged into its
-    near-duplicate, or added with the conflicts it raises."""
+    near-duplicate, or added with the conflicts it raises. A bullet waiting for review is added as it is:
+    never merged into an active bullet, and no contradiction of one (it is curated when it is approved)."""
+    if bullet.status is Status.PENDING:
+        target.add([bullet])
+        return RememberResult("inserted", bullet, notes=notes)
     params = deps.curator_cjk if mostly_cjk(bullet.content) else deps.curator
     decision = curator.decide(bullet.content, _neighbours(bullet, target), params)
     if decision.action == "merge" and decision.target is not None:

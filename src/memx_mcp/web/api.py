@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import InvalidInputError, NotFoundError
-from ..presentation.schemas import BulletOut, ConflictOut, RecallOut, StatsOut
+from ..presentation.schemas import BulletOut, ConflictOut, PendingOut, RecallOut, RememberOut, StatsOut
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -82,6 +82,23 @@ def _resolve(memory: Memory, conflict_id: str, body: Json) -> Json:
         raise InvalidInputError("keep must be a, b, both or merge")
     conflict, merged = memory.resolve_conflict(conflict_id, keep)
     return {"conflict_id": conflict.id, "kept": keep, "merged": merged.id if merged else None}
+
+
+def _review(memory: Memory, q: Mapping[str, str]) -> Json:
+    """The learned bullets that wait for review, each with who said it, why it waits, and its excerpt."""
+    waiting = [PendingOut.of(p).model_dump(mode="json") for p in memory.pending(scope=q.get("scope") or None)]
+    return {"pending": waiting}
+
+
+def _answer(memory: Memory, bullet_id: str, action: str, body: Json) -> Json:
+    """Approve, edit (then approve) or reject one waiting bullet: the same Memory calls as `memx review`."""
+    if action == "reject":
+        return {"action": action, "id": memory.reject(bullet_id).id}
+    content = body.get("content") if action == "edit" else None
+    if action == "edit" and not isinstance(content, str):
+        raise InvalidInputError("content must be text")
+    done = memory.approve(bullet_id, content=content)
+    return {"action": action, "id": bullet_id, "result": RememberOut.of(done.result).model_dump(mode="json")}
 
 
 # -- the page's read-only views over a store of thousands (issue 20) ---------------------------------
@@ -198,6 +215,8 @@ ROUTES: list[Route] = [
     ("GET", re.compile(r"/api/gc-preview"), lambda m, q, b: _gc_preview(m)),
     ("GET", re.compile(r"/api/search-marked"), lambda m, q, b: _search_marked(m, q)),
     ("GET", re.compile(r"/api/conflicts-in"), lambda m, q, b: _conflicts_in(m, q)),
+    ("GET", re.compile(r"/api/review"), lambda m, q, b: _review(m, q)),
+    ("POST", re.compile(rf"/api/review/{ID}/(approve|edit|reject)"), lambda m, q, b, i, a: _answer(m, i, a, b)),
 ]
 
 

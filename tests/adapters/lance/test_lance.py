@@ -298,3 +298,15 @@ def test_a_store_indexes_what_every_search_filters_on_and_an_older_one_gets_them
     reopened = open_store(tmp_path)
     assert {tuple(ix.columns) for ix in reopened._bullets.list_indices()} == set(kinds)
     assert [b.id for b in reopened.keyword_candidates(query_terms("bullet"), ["project:a"], 5)] == ["b_0001"]
+
+
+def test_a_reader_sees_a_bullet_erased_then_stored_again_under_its_id(tmp_path: Path) -> None:
+    # what approving a learned bullet does (`memx review`): its pending row goes, the active one comes back
+    writer, reader = writer_and_reader(tmp_path, 5)
+    pending = bullet(7).with_changes(status=Status.PENDING)
+    writer.add([pending])
+    assert "b_0007" not in {b.id for b in reader.active_in(["global"])}
+    writer.delete(["b_0007"])
+    writer.add([pending.with_changes(status=Status.ACTIVE)])
+    assert "b_0007" in {b.id for b in reader.active_in(["global"])}
+    assert "b_0007" in {b.id for b, _ in reader.similar([0.0, 0.0, 0.0, 1.0], ["global"], 10)}

@@ -28,6 +28,7 @@ from .conflicts import ConflictTable
 from .fulltext import FullTextReader
 from .lock import file_lock
 from .reflections import ReflectionLog
+from .reviews import ReviewNotes
 from .rows import bullet_schema, bullets_table, conflict_schema, table_to_bullets
 from .sql import _retry, sql_list, sql_str, to_sql
 from .staged import StagedVectors, StagedWrite
@@ -53,7 +54,7 @@ CONFLICTS = "conflicts"
 __all__ = ["LanceStore", "sql_list", "sql_str"]
 
 
-class LanceStore(ReflectionLog, ConflictTable):
+class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
     def __init__(
         self,
         root: Path,

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from ...domain.errors import InvalidInputError, MemxError, TeamStoreError, TeamStoreUnavailable
 from ...domain.models import Bullet, Conflict, Status
+from ...domain.review import ReviewNote
 from ...ports import EVERY, Where
 from .lance import LanceStore
 from .remote import detail
@@ -102,6 +103,11 @@ class RoutedStore:
             )
         return self.team
 
+    def _for_bullet(self, b: Bullet) -> LanceStore:
+        """Where a new bullet goes: by its scope, except a learned bullet waiting for review, which stays on
+        this machine until its user approves it (then it is written again, active, by its scope)."""
+        return self.personal if b.status is Status.PENDING else self._for_scope(b.scope)
+
     def holder(self, ids: Sequence[str]) -> dict[str, LanceStore]:
         """Which store holds each of ``ids`` (the team's answer wins: an id is in one store)."""
         found: dict[str, LanceStore] = {}
@@ -120,7 +126,7 @@ class RoutedStore:
         held = self.holder([b.id for b in bullets])
         groups: dict[int, tuple[LanceStore, list[Bullet]]] = {}
         for b in bullets:
-            store = held.get(b.id) or self._for_scope(b.scope)
+            store = held.get(b.id) or self._for_bullet(b)
             groups.setdefault(id(store), (store, []))[1].append(b)
         return list(groups.values())
 
@@ -157,7 +163,7 @@ class RoutedStore:
     def add(self, bullets: Sequence[Bullet]) -> None:
         groups: dict[int, tuple[LanceStore, list[Bullet]]] = {}
         for b in bullets:
-            store = self._for_scope(b.scope)
+            store = self._for_bullet(b)
             groups.setdefault(id(store), (store, []))[1].append(b)
         for store, group in groups.values():
             store.add(group)
@@ -220,6 +226,16 @@ class RoutedStore:
 
     def mark_reflected(self, key: str, steps: int) -> None:
         self.personal.mark_reflected(key, steps)
+
+    # Review notes live in the personal store, whichever store holds the pending bullet.
+    def review_notes(self, ids: Sequence[str]) -> dict[str, ReviewNote]:
+        return self.personal.review_notes(ids)
+
+    def keep_review_notes(self, notes: Mapping[str, ReviewNote]) -> None:
+        self.personal.keep_review_notes(notes)
+
+    def drop_review_notes(self, ids: Sequence[str]) -> None:
+        self.personal.drop_review_notes(ids)
 
     # -- reads -------------------------------------------------------------------------------------------
 
@@ -329,13 +345,13 @@ class RoutedStaged:
         self._parts: dict[int, StagedWrite] = {}
         by_store: dict[int, tuple[LanceStore, list[Bullet]]] = {}
         for b in bullets:
-            store = routed._for_scope(b.scope)
+            store = routed._for_bullet(b)
             by_store.setdefault(id(store), (store, []))[1].append(b)
         for key, (store, group) in by_store.items():
             self._parts[key] = store.staged(group)
 
-    def _part(self, scope: str) -> StagedWrite:
-        store = self._routed._for_scope(scope)
+    def _part(self, scope: str, store: LanceStore | None = None) -> StagedWrite:
+        store = store or self._routed._for_scope(scope)
         if id(store) not in self._parts:
             self._parts[id(store)] = store.staged()
         return self._parts[id(store)]
@@ -348,7 +364,7 @@ class RoutedStaged:
 
     def add(self, bullets: Sequence[Bullet]) -> None:
         for b in bullets:
-            self._part(b.scope).add([b])
+            self._part(b.scope, self._routed._for_bullet(b)).add([b])
 
     def upsert(self, bullets: Sequence[Bullet]) -> None:
         for b in bullets:

@@ -189,15 +189,16 @@ class VectorIndex:
                 continue  # a line being written right now
         upserted: set[str] = set()
         removed: set[str] = set()
-        for g in range(first, last + 1):
+        for g in range(first, last + 1):  # in order: a bullet erased, then stored again under its id, is there
             entry = entries.get(g)
             if entry is None or entry.get("full"):
                 return None
-            upserted.update(entry.get("ids", ()))
-            removed.update(entry.get("removed", ()))
+            gone, back = set(entry.get("removed", ())), set(entry.get("ids", ()))
+            upserted = (upserted - gone) | back
+            removed = (removed - back) | gone
         if len(upserted) + len(removed) > _CATCH_UP_LIMIT:
             return None
-        return upserted - removed, removed
+        return upserted, removed
 
     def _set(self, rows: pa.Table, matrix: np.ndarray, scales: np.ndarray) -> None:
         self._rows = rows

@@ -81,6 +81,7 @@ function show(view) {
   if (view === "bullets") loadBullets();
   if (view === "conflicts") loadConflicts();
   if (view === "stats") loadStats();
+  if (view === "review") loadReview();
   if (view === "search") $("#q").focus();
 }
 
@@ -352,6 +353,76 @@ function filterBand(band) {
   show("bullets");
 }
 
+
+// -- review: learned notes memx holds until the user says yes -------------------------------------------
+const VOICES = {
+  user: "the user's own words",
+  assistant: "the assistant's actions and what it observed",
+  content: "content: a tool's output, a fetched page or a file read",
+};
+
+async function loadReview(render = true, focusIndex = 0) {
+  try {
+    const data = await api("/api/review");
+    $("#review-count").textContent = data.pending.length ? `(${data.pending.length})` : "";
+    if (!render) return;
+    $("#review-info").textContent = data.pending.length ?
+      `${data.pending.length} learned note(s) wait for your review` : "Nothing waits for review.";
+    const cards = data.pending.map(reviewCard);
+    $("#review").replaceChildren(...cards);
+    fail("review", null);
+    if (cards.length) cards[Math.min(focusIndex, cards.length - 1)].focus();
+  } catch (e) { fail("review", e); }
+}
+
+function reviewCard(p, index) {
+  const b = p.bullet;
+  const err = el("p", { class: "error", role: "alert", hidden: "" });
+  const text = el("textarea", { rows: "4", "aria-label": "edited text of " + b.id });
+  const editor = el("div", { class: "p-edit", hidden: "" }, el("label", {}, "Edited text (approved when saved)", text));
+  const reasons = p.reasons.length ? el("ul", {}, ...p.reasons.map((r) => el("li", {}, r))) : "–";
+  const card = el("article", { class: "pending", tabindex: "0", "data-id": b.id, "aria-label": "waiting note " + b.id },
+    el("p", { class: "muted small" }, `${b.id} · ${b.scope} · ${b.section}/${b.knowledge_type}`),
+    el("p", { class: "p-content" }, b.content),
+    el("dl", { class: "p-prov" },
+      el("dt", {}, "from"), el("dd", {}, p.said_by),
+      el("dt", {}, "who said it"), el("dd", { class: p.voice === "content" ? "voice-content" : "" }, VOICES[p.voice] || "not known"),
+      el("dt", {}, "held because"), el("dd", {}, reasons),
+      el("dt", {}, "origin"), el("dd", {}, b.origin || "–")),
+    el("details", { open: "" }, el("summary", {}, "Transcript excerpt (quoted, masked)"),
+      el("pre", { class: "excerpt" }, p.excerpt || "(no excerpt kept)")),
+    editor, err);
+  const answer = async (action) => {
+    try {
+      const body = action === "edit" ? { content: text.value } : {};
+      const done = await api(`/api/review/${b.id}/${action}`, body);
+      const merged = done.result && done.result.action === "merged" ? ` (merged into ${done.result.merged_into})` : "";
+      say(`${{ approve: "Approved", edit: "Edited and approved", reject: "Rejected" }[action]}: ${b.id}${merged}`);
+      await loadReview(true, index);
+    } catch (e) { err.textContent = "Error: " + e.message; err.hidden = false; }
+  };
+  const approve = el("button", { type: "button", class: "approve", onclick: () => answer("approve") }, "Approve ", el("kbd", {}, "a"));
+  const edit = el("button", { type: "button", class: "edit" }, "Edit ", el("kbd", {}, "e"));
+  const save = el("button", { type: "button", class: "save", hidden: "", onclick: () => answer("edit") }, "Save and approve");
+  const cancel = el("button", { type: "button", class: "cancel", hidden: "" }, "Cancel");
+  const reject = el("button", { type: "button", class: "reject danger", onclick: () => answer("reject") }, "Reject ", el("kbd", {}, "r"));
+  const editing = (on) => {
+    editor.hidden = !on; save.hidden = !on; cancel.hidden = !on; approve.hidden = on; edit.hidden = on;
+    if (on) { text.value = b.content; text.focus(); } else card.focus();
+  };
+  edit.addEventListener("click", () => editing(true));
+  cancel.addEventListener("click", () => editing(false));
+  card.append(el("div", { class: "bar" }, approve, edit, save, cancel, reject));
+  card.addEventListener("keydown", (e) => {
+    if (e.target !== card || e.ctrlKey || e.metaKey || e.altKey) return;  // typing in the editor is typing
+    if (e.key === "a") { e.preventDefault(); answer("approve"); }
+    if (e.key === "e") { e.preventDefault(); editing(true); }
+    if (e.key === "r") { e.preventDefault(); answer("reject"); }
+  });
+  text.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.preventDefault(); editing(false); } });
+  return card;
+}
+
 // -- wiring ------------------------------------------------------------------------------------------
 for (const [select, values] of [[$("#f-section"), SECTIONS], [$("#f-type"), TYPES]]) {
   for (const v of values) select.append(el("option", { value: v }, v));
@@ -394,4 +465,4 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "/" && !$("#detail").open && !["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) { e.preventDefault(); show("search"); }
 });
 // The list first: the server answers one call at a time, and the badge can wait for it.
-loadContext().then(loadBullets).then(() => loadConflicts(false));
+loadContext().then(loadBullets).then(() => loadConflicts(false)).then(() => loadReview(false));
