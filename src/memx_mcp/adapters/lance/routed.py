@@ -53,7 +53,7 @@ class TeamScopes:
         return cls(tuple(dict.fromkeys(found)))
 
     def holds(self, scope: str) -> bool:
-        return any(scope == s or (s != "global" and scope.startswith(s + "/")) for s in self.scopes)
+        return any(scope == s or (s != "global" and scope.startswith(s + "/workspace:")) for s in self.scopes)
 
 
 class RoutedStore:
