@@ -750,6 +750,6 @@ def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
         wait_for(browser, lambda d, b=bullet, t=done: d.find_element(By.ID, "status").text == f"{t}: {b.id}")
         browser.execute_script("document.getElementById('detail').close()")
     (confirmed,) = memory.store.get([kept.id])
-    assert "confirmed" in confirmed.tags and "stale" not in confirmed.tags
+    assert "memx:confirmed" in confirmed.tags and "stale" not in confirmed.tags
     assert memory.store.get([gone.id])[0].status.value == "archived"
     assert page_errors(browser) == []
