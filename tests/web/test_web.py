@@ -731,11 +731,12 @@ def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
 ) -> None:
     from selenium.webdriver.common.by import By
 
+    from memx_mcp.usecases.staleness import mark_stale
+
     kept = memory.remember("Deploy with `scripts/deploy.sh --prod`; it reads DEPLOY_ENV from the environment").bullet
     gone = memory.remember("Regenerate the client with tools/gen_client.py after editing openapi.yaml").bullet
     memory.remember("Use pnpm in this repository, never npm")
-    for b in (kept, gone):
-        memory.edit(b.id, tags=[*b.tags, "stale"])  # what injection does when a named file is gone
+    mark_stale(memory.deps, [kept, gone])  # what injection does when a named file is gone (no tag can)
     browser.get(ui.url)
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]"))
     browser.find_element(By.ID, "f-stale").click()

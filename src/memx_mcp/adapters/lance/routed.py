@@ -187,6 +187,10 @@ class RoutedStore:
             mine = [i for i in ids if store.get_conflict(i) is not None]
             store.resolve_conflicts(mine, resolution)
 
+    def rescope_conflicts(self, ids: Sequence[str], scope: str) -> None:
+        for store in self._stores():
+            store.rescope_conflicts([i for i in ids if store.get_conflict(i) is not None], scope)
+
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
         return self._for_scope(scope).neighbours(vector, scope, limit)
 

@@ -1,0 +1,209 @@
+"""Bullets stored under a project's bare name, from before memx told repositories apart (issue 31): the
+project scope was the repository's name, so ``project:api`` may hold the bullets of ``github.com/acme/api``
+and of ``github.com/evil/api`` alike. They move to a project's identity (``project:api@github.com/acme``,
+``domain/projects.py``) on this rule:
+
+- **Automatically, one bullet at a time, on evidence.** When memx works in a repository, a bullet of
+  ``project:NAME`` (or of one of its workspaces) whose NAME is the repository's name moves to the repository's
+  identity when one of its origins is a session that ran there: the transcript the origin names
+  (``session:ID`` or ``path:HASH``) is found in a client's session folder, and the folder it ran in (its
+  ``cwd``) is, today, in a repository with the same identity. A session that ran in another repository of
+  the same name moves nothing here: that repository takes its bullets when memx meets it, whichever is met
+  first.
+- **The rest only when the person says so.** A bullet with no such evidence (``remember``, an import, a
+  transcript that is gone) stays where it is, seen by no repository, and memx says so in one line (``memx
+  doctor``, the answers' ``scope_why``, the page); ``memx adopt project:NAME`` inside the repository moves
+  all of them (and ``memx list --scope project:NAME`` shows them first).
+
+Moves take the store's cross-process write lock and read the old scope again under it, so two processes
+meeting the repository at once move each bullet once; a second run finds nothing to move (idempotent). A
+move goes through the write path (``Draft.of``: the bullet's id, text, counts, vector and state stay) and
+takes the conflict records between moved bullets along. The reflected-upto markers are keyed by transcript,
+not by scope (``adapters/lance/reflections.py``): a session read before the move is not read again after it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..domain.errors import InvalidScopeError
+from ..domain.models import Bullet
+from ..domain.projects import is_identity
+from ..domain.scopes import Scope, detect_scope
+from ..files import atomic_write
+from ..ports import Where
+from .deps import Deps
+from .reflect import SESSION_FOLDERS
+from .writes import Draft
+from .writing import checked, write
+
+log = logging.getLogger(__name__)
+HEAD_BYTES = 1 << 20  # where a transcript says the folder it ran in: its first lines
+_CWD = re.compile(r'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
+_KEY = re.compile(r"^(session|path):([\w.\-]+)$")
+
+
+@dataclass(frozen=True)
+class Move:
+    """What moving ``old`` (and its workspaces) to ``new`` did: bullets moved, and bullets left behind."""
+
+    old: str
+    new: str
+    moved: int
+    left: int
+
+
+def legacy_scopes(stored: Iterable[str], project: Scope) -> list[str]:
+    """The stored scopes that are ``project``'s bare name or one of its workspaces."""
+    bare = f"project:{project.short}"
+    return sorted(s for s in stored if s == bare or s.startswith(bare + "/workspace:"))
+
+
+def _moved_scope(scope: str, project: Scope) -> str:
+    workspace = scope.partition("/workspace:")[2]
+    return str(Scope(project.project, workspace) if workspace else project.project_scope())
+
+
+class Sessions:
+    """The clients' transcripts on this machine, found by the key memx recorded as a bullet's origin, and
+    the folder each ran in; read once per move."""
+
+    def __init__(self, home: Path) -> None:
+        self.by_key: dict[str, Path] = {}
+        for folder in SESSION_FOLDERS:
+            root = home / folder
+            for path in root.rglob("*") if root.is_dir() else ():
+                if path.suffix in (".jsonl", ".json") and path.is_file():
+                    self.by_key.setdefault(f"session:{path.stem}", path)
+                    digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "replace")).hexdigest()[:24]
+                    self.by_key.setdefault(f"path:{digest}", path)
+        self._folders: dict[str, Scope | None] = {}
+
+    def project_of(self, key: str) -> Scope | None:
+        """The project the session ``key`` ran in, as it is today (None: unknown)."""
+        path = self.by_key.get(key)
+        if path is None:
+            return None
+        try:
+            with path.open("rb") as f:
+                head = f.read(HEAD_BYTES).decode("utf-8", "replace")
+            found = _CWD.search(head)
+            cwd = json.loads(found.group(1)) if found else ""
+        except (OSError, ValueError):
+            return None
+        if not isinstance(cwd, str) or not cwd:
+            return None
+        if cwd not in self._folders:
+            folder = Path(cwd)
+            self._folders[cwd] = detect_scope(folder).project_scope() if folder.is_dir() else None
+        return self._folders[cwd]
+
+
+def origins(bullet: Bullet) -> list[str]:
+    """The transcript keys among a bullet's origins (``session:ID · steps 3,4 · claude-code``, joined)."""
+    return [w for w in re.split(r"[\s·]+", bullet.origin) if _KEY.match(w)]
+
+
+def meet(deps: Deps, here: Scope) -> Move | None:
+    """Move the bullets of ``here``'s bare name that sessions in this repository taught (see the module's
+    rule). None when there is nothing under the bare name."""
+    if here.project is None or not is_identity(here.project):
+        return None
+    ids = _left(deps, here)
+    if not ids:
+        return None
+    looked = deps.settings.home / "state" / "legacy-scopes.json"
+    seen = _read(looked)
+    stamp = hashlib.sha256(" ".join(ids).encode()).hexdigest()[:24]
+    if seen.get(str(here.project_scope())) == stamp:  # these very bullets were looked at: no evidence
+        return Move(f"project:{here.short}", str(here.project_scope()), 0, len(ids))
+    sessions = Sessions(Path.home())
+    project = here.project_scope()
+    done = _move(deps, here, lambda b: any(sessions.project_of(k) == project for k in origins(b)))
+    left = sorted(
+        b.id for b in deps.store.all_bullets(Where(scopes=legacy_scopes(deps.store.column_counts("scope"), here)))
+    )
+    try:
+        seen[str(project)] = hashlib.sha256(" ".join(left).encode()).hexdigest()[:24]
+        atomic_write(looked, json.dumps(seen, indent=1))
+    except OSError as exc:  # only a saving: the next process looks again
+        log.warning("could not record the bullets looked at: %s", exc)
+    return done
+
+
+def _left(deps: Deps, here: Scope) -> list[str]:
+    old = legacy_scopes(deps.store.column_counts("scope"), here)
+    return sorted(b.id for b in deps.store.all_bullets(Where(scopes=old))) if old else []
+
+
+def _read(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def adopt(deps: Deps, old: str) -> Move:
+    """The person's word: every bullet of the bare name ``old`` (and its workspaces) moves to the current
+    project, whatever its origin."""
+    here = deps.workspace.current()
+    if here.project is None or not is_identity(here.project):
+        raise InvalidScopeError("memx adopt works inside a git repository: run it in the one the bullets are for")
+    name = old.strip().removeprefix("project:")
+    if name != here.short:
+        raise InvalidScopeError(
+            f"this repository is project:{here.project}; only bullets of its old name project:{here.short} "
+            "can be adopted here"
+        )
+    return _move(deps, here, lambda b: True)
+
+
+def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
+    project = here.project_scope()
+    bare = f"project:{here.short}"
+    with deps.store.write_lock():  # read again under the lock: another process may have moved them
+        old = legacy_scopes(deps.store.column_counts("scope"), here)
+        bullets = deps.store.all_bullets(Where(scopes=old)) if old else []
+        chosen = [b for b in bullets if belongs(b)]
+        drafts = [checked(deps, Draft.of(b, scope=_moved_scope(b.scope, project))) for b in chosen]
+        if drafts:
+            write(deps, drafts, how="replace")
+            _move_conflicts(deps, old, {b.id for b in chosen}, project)
+            log.info("moved %d bullet(s) of %s to %s", len(chosen), bare, project)
+    return Move(bare, str(project), len(chosen), len(bullets) - len(chosen))
+
+
+def _move_conflicts(deps: Deps, old: list[str], moved: set[str], project: Scope) -> None:
+    for status in ("open", "resolved"):
+        for c in deps.store.conflicts(old, status):
+            if c.a_id in moved or c.b_id in moved:
+                deps.store.rescope_conflicts([c.id], _moved_scope(c.scope, project))
+
+
+def waiting(deps: Deps, here: Scope) -> int:
+    """How many bullets of ``here``'s bare name wait for ``memx adopt`` (0 outside an identified project)."""
+    if here.project is None or not is_identity(here.project):
+        return 0
+    counts = deps.store.column_counts("scope")
+    return sum(counts[s] for s in legacy_scopes(counts, here))
+
+
+def said(move: Move | None) -> str:
+    """What a meeting did, as the tail of ``scope_why`` ('' when there was nothing under the old name)."""
+    if move is None:
+        return ""
+    parts = []
+    if move.moved:
+        parts.append(f"{move.moved} bullet(s) of {move.old} that sessions here taught moved here")
+    if move.left:
+        parts.append(
+            f"{move.left} bullet(s) of {move.old}, the name before memx told repositories apart, are not shown "
+            f"here (nothing ties them to this repository): `memx adopt {move.old}` moves them here"
+        )
+    return "".join(f"; {p}" for p in parts)
