@@ -117,12 +117,14 @@ class Memory:
         if key not in met:
             try:
                 met[key] = legacy_scopes.said(legacy_scopes.meet(self.deps, here))
+                met[key] += legacy_scopes.team_note(self.deps, here)
             except Exception as exc:  # a busy or read-only store: looked at again by the next process
                 log.warning("could not move the bullets of project:%s: %s", here.short, exc)
                 met[key] = ""
         self.deps.workspace.met = met[key]
 
     adopt = UseCase(legacy_scopes.adopt)
+    waiting_for_adopt = UseCase(legacy_scopes.waiting)
 
     def resolve_scope(self, scope: str | None) -> Scope:
         return self.deps.workspace.resolve(scope)

@@ -218,3 +218,46 @@ def test_the_moved_bullets_keep_their_recall_counts_and_times(
         before.created_at,
         before.last_recalled_at,
     )
+
+
+def test_the_page_says_which_repository_the_scope_is_and_what_waits_for_adopt(
+    machine: dict[str, Path], embedder: FastEmbedEmbedder, clock: Clock
+) -> None:
+    import threading
+    import urllib.request
+
+    from memx_mcp.web.server import UiServer
+
+    data = machine["data"]
+    old_store(data, embedder, clock, machine["home"])
+    server = UiServer(memory_in(data, embedder, clock, machine["acme"]))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        request = urllib.request.Request(base + "/api/context", headers={"X-Memx-Token": server.token})
+        with urllib.request.urlopen(request, timeout=30) as res:
+            context = json.loads(res.read())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert context["scope"] == "project:api@github.com/acme/workspace:main"
+    why = context["scope_why"]
+    assert why.startswith(context["scope"]) and "the remote github.com/acme/api" in why
+    assert "moved here" in why and "`memx adopt project:api`" in why
+    assert context["scopes"]["project:api@github.com/acme"] == 1 and context["scopes"]["project:api"] == 2, context
+
+
+def test_doctor_says_which_project_this_is_and_what_waits_for_adopt(
+    machine: dict[str, Path], embedder: FastEmbedEmbedder, clock: Clock
+) -> None:
+    from memx_mcp.cli.doctor import scope_check
+
+    data = machine["data"]
+    old_store(data, embedder, clock, machine["home"])
+    memory = memory_in(data, embedder, clock, machine["acme"])
+    check = scope_check(memory)
+    assert check.status == "WARN" and check.fix.endswith("memx adopt project:api")
+    assert "the remote github.com/acme/api" in check.detail
+    memory.adopt("project:api")
+    assert memory.waiting_for_adopt() == ("project:api", 0)
+    assert scope_check(memory).status == "OK" and "adopt" not in scope_check(memory).detail

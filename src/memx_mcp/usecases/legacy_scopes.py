@@ -130,6 +130,7 @@ def meet(deps: Deps, here: Scope) -> Move | None:
     )
     try:
         seen[str(project)] = hashlib.sha256(" ".join(left).encode()).hexdigest()[:24]
+        looked.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write(looked, json.dumps(seen, indent=1))
     except OSError as exc:  # only a saving: the next process looks again
         log.warning("could not record the bullets looked at: %s", exc)
@@ -161,7 +162,9 @@ def adopt(deps: Deps, old: str) -> Move:
             f"this repository is project:{here.project}; only bullets of its old name project:{here.short} "
             "can be adopted here"
         )
-    return _move(deps, here, lambda b: True)
+    done = _move(deps, here, lambda b: True)
+    deps.caches.setdefault("met_projects", {})[str(here.project_scope())] = deps.workspace.met = ""
+    return done
 
 
 def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
@@ -170,6 +173,7 @@ def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
     with deps.store.write_lock():  # read again under the lock: another process may have moved them
         old = legacy_scopes(deps.store.column_counts("scope"), here)
         bullets = deps.store.all_bullets(Where(scopes=old)) if old else []
+        bullets = [b for b in bullets if b.id not in _team_held(deps, bullets)]  # the team's: see team_note
         chosen = [b for b in bullets if belongs(b)]
         drafts = [checked(deps, Draft.of(b, scope=_moved_scope(b.scope, project))) for b in chosen]
         if drafts:
@@ -179,6 +183,13 @@ def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
     return Move(bare, str(project), len(chosen), len(bullets) - len(chosen))
 
 
+def _team_held(deps: Deps, bullets: list[Bullet]) -> set[str]:
+    if deps.teams is None or deps.teams.team is None or not bullets:
+        return set()
+    team = deps.teams.team
+    return {i for i, store in deps.teams.holder([b.id for b in bullets]).items() if store is team}
+
+
 def _move_conflicts(deps: Deps, old: list[str], moved: set[str], project: Scope) -> None:
     for status in ("open", "resolved"):
         for c in deps.store.conflicts(old, status):
@@ -186,12 +197,31 @@ def _move_conflicts(deps: Deps, old: list[str], moved: set[str], project: Scope)
                 deps.store.rescope_conflicts([c.id], _moved_scope(c.scope, project))
 
 
-def waiting(deps: Deps, here: Scope) -> int:
-    """How many bullets of ``here``'s bare name wait for ``memx adopt`` (0 outside an identified project)."""
+def waiting(deps: Deps) -> tuple[str, int]:
+    """The current project's bare name and how many of its bullets wait for ``memx adopt`` (0 outside an
+    identified project)."""
+    here = deps.workspace.current()
     if here.project is None or not is_identity(here.project):
-        return 0
+        return "", 0
     counts = deps.store.column_counts("scope")
-    return sum(counts[s] for s in legacy_scopes(counts, here))
+    return f"project:{here.short}", sum(counts[s] for s in legacy_scopes(counts, here))
+
+
+def team_note(deps: Deps, here: Scope) -> str:
+    """Team stores keep their rows: a team scope is the team's word, and a bare ``project:api`` in
+    ``team_scopes`` cannot say which repository called api it means (sharing every one would share a
+    stranger's clone). So the rows stay under the bare name and this repository's new bullets stay personal
+    until ``team_scopes`` names its identity; this says so ('' when nothing is to say)."""
+    names = deps.teams.scope_names if deps.teams is not None else ()
+    bare = f"project:{here.short}"
+    if here.project is None or not is_identity(here.project) or bare not in names:
+        return ""
+    if str(here.project_scope()) in names:
+        return ""
+    return (
+        f"; team_scopes lists {bare}, a bare name: this repository is {here.project_scope()}, write that in "
+        "team_scopes to share its new bullets with the team"
+    )
 
 
 def said(move: Move | None) -> str:
