@@ -121,3 +121,16 @@ def test_a_confirmed_tag_an_older_store_took_from_a_lesson_s_hashtag_is_not_trus
     assert "confirmed" in memory.deps.store.get([learned.id])[0].tags
     _delete_lint_script(repo)
     assert LESSON not in session_context(memory.deps, budget=800)[0]
+
+
+def test_a_lesson_merged_into_a_confirmed_bullet_does_not_carry_the_confirmation_to_new_words(
+    tmp_path: Path, embedder: FastEmbedEmbedder, clock: Clock
+) -> None:
+    settings = Settings(home=tmp_path / "home", llm_backend="none", merge_strategy="merge_content")
+    store = LanceStore(settings.home / "store", MODEL, 384)
+    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path)
+    first = memory.remember(DEPLOY).bullet
+    assert "memx:confirmed" in memory.confirm(first.id).tags
+    again = memory.remember(DEPLOY + " The script also deletes scripts/old_release.sh when it is done.")
+    assert again.action == "merged" and again.bullet.id == first.id and again.bullet.content != DEPLOY
+    assert "memx:confirmed" not in store.get([first.id])[0].tags

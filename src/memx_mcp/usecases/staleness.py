@@ -116,9 +116,7 @@ def _retag(deps: Deps, bullet_id: str, state: Callable[[Bullet], list[str]]) -> 
 def mark_stale(deps: Deps, bullets: Sequence[Bullet]) -> None:
     for b in bullets:
         with contextlib.suppress(Exception):  # a busy store: the bullet is left out anyway, marked next time
-            _retag(
-                deps, b.id, lambda now: [*state_of(now.tags), STALE] if STALE not in now.tags else [*state_of(now.tags)]
-            )
+            _retag(deps, b.id, lambda now: list(dict.fromkeys((*state_of(now.tags), STALE))))
 
 
 def _confirmed_state(now: Bullet) -> list[str]:
@@ -127,6 +125,4 @@ def _confirmed_state(now: Bullet) -> list[str]:
 
 def confirm(deps: Deps, bullet_id: str) -> Bullet:
     """A person says the bullet still holds: no longer stale, and never checked again."""
-    return _retag(
-        deps, bullet_id, lambda now: [*(t for t in state_of(now.tags) if t not in (STALE, CONFIRMED)), CONFIRMED]
-    )
+    return _retag(deps, bullet_id, _confirmed_state)

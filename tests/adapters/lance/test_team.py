@@ -294,6 +294,14 @@ def test_team_scopes_hold_their_workspaces_and_must_be_written_in_full() -> None
         TeamScopes.parse("project:api, nonsense")
 
 
+def test_a_team_scope_written_as_a_repository_s_identity_holds_that_repository_only() -> None:
+    scopes = TeamScopes.parse("project:api@gitlab.com/acme")
+    assert scopes.holds("project:api@gitlab.com/acme") and scopes.holds("project:api@gitlab.com/acme/workspace:x")
+    assert not scopes.holds("project:api@gitlab.com/acme/sub")  # a subgroup's repository is another project
+    assert not scopes.holds("project:api@github.com/evil") and not scopes.holds("project:api")
+    assert not TeamScopes.parse("project:api").holds("project:api@github.com/evil")  # a bare name: only itself
+
+
 def test_a_team_store_without_team_scopes_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="team_scopes is empty"):
         Settings(home=tmp_path, team_store="s3://bucket/team")
