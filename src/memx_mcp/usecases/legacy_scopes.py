@@ -111,30 +111,35 @@ def origins(bullet: Bullet) -> list[str]:
 
 def meet(deps: Deps, here: Scope) -> Move | None:
     """Move the bullets of ``here``'s bare name that sessions in this repository taught (see the module's
-    rule). None when there is nothing under the bare name."""
+    rule). None when nothing is under the bare name. Once per repository and store: what was left behind
+    is recorded (``state/legacy-scopes.json``), so later processes read one small file, not the store."""
     if here.project is None or not is_identity(here.project):
         return None
-    ids = _left(deps, here)
-    if not ids:
-        return None
+    project, bare = here.project_scope(), f"project:{here.short}"
     looked = deps.settings.home / "state" / "legacy-scopes.json"
     seen = _read(looked)
-    stamp = hashlib.sha256(" ".join(ids).encode()).hexdigest()[:24]
-    if seen.get(str(here.project_scope())) == stamp:  # these very bullets were looked at: no evidence
-        return Move(f"project:{here.short}", str(here.project_scope()), 0, len(ids))
-    sessions = Sessions(Path.home())
-    project = here.project_scope()
-    done = _move(deps, here, lambda b: any(sessions.project_of(k) == project for k in origins(b)))
-    left = sorted(
-        b.id for b in deps.store.all_bullets(Where(scopes=legacy_scopes(deps.store.column_counts("scope"), here)))
-    )
+    if str(project) in seen:  # looked at before: only how many are still there (an indexed count)
+        left = deps.store.count(Where(scopes=seen[str(project)])) if seen[str(project)] else 0
+        return Move(bare, str(project), 0, left) if left else None
+    with deps.store.write_lock():
+        done = None
+        if _left(deps, here):
+            sessions = Sessions(Path.home())
+            done = _move(deps, here, lambda b: any(sessions.project_of(k) == project for k in origins(b)))
+        _record(deps, here, legacy_scopes(deps.store.column_counts("scope"), here))
+    return done
+
+
+def _record(deps: Deps, here: Scope, left: list[str]) -> None:
+    """Which scopes of ``here``'s bare name still hold bullets after a move (under the write lock)."""
+    looked = deps.settings.home / "state" / "legacy-scopes.json"
     try:
-        seen[str(project)] = hashlib.sha256(" ".join(left).encode()).hexdigest()[:24]
+        seen = _read(looked)
+        seen[str(here.project_scope())] = left
         looked.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write(looked, json.dumps(seen, indent=1))
     except OSError as exc:  # only a saving: the next process looks again
-        log.warning("could not record the bullets looked at: %s", exc)
-    return done
+        log.warning("could not record what was looked at: %s", exc)
 
 
 def _left(deps: Deps, here: Scope) -> list[str]:
@@ -142,12 +147,14 @@ def _left(deps: Deps, here: Scope) -> list[str]:
     return sorted(b.id for b in deps.store.all_bullets(Where(scopes=old))) if old else []
 
 
-def _read(path: Path) -> dict[str, str]:
+def _read(path: Path) -> dict[str, list[str]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): [str(x) for x in v] for k, v in data.items() if isinstance(v, list)}
 
 
 def adopt(deps: Deps, old: str) -> Move:
@@ -162,7 +169,9 @@ def adopt(deps: Deps, old: str) -> Move:
             f"this repository is project:{here.project}; only bullets of its old name project:{here.short} "
             "can be adopted here"
         )
-    done = _move(deps, here, lambda b: True)
+    with deps.store.write_lock():
+        done = _move(deps, here, lambda b: True)
+        _record(deps, here, [])
     deps.caches.setdefault("met_projects", {})[str(here.project_scope())] = deps.workspace.met = ""
     return done
 
