@@ -187,9 +187,14 @@ def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
         drafts = [checked(deps, Draft.of(b, scope=_moved_scope(b.scope, project))) for b in chosen]
         if drafts:
             write(deps, drafts, how="replace")
-            _move_conflicts(deps, old, {b.id for b in chosen}, project)
             log.info("moved %d bullet(s) of %s to %s", len(chosen), bare, project)
+        if old:
+            _move_conflicts(deps, old, project)
     return Move(bare, str(project), len(chosen), len(bullets) - len(chosen))
+
+
+def _within(scope: str, project: Scope) -> bool:
+    return scope == str(project) or scope.startswith(f"{project}/workspace:")
 
 
 def _team_held(deps: Deps, bullets: list[Bullet]) -> set[str]:
@@ -199,11 +204,14 @@ def _team_held(deps: Deps, bullets: list[Bullet]) -> set[str]:
     return {i for i, store in deps.teams.holder([b.id for b in bullets]).items() if store is team}
 
 
-def _move_conflicts(deps: Deps, old: list[str], moved: set[str], project: Scope) -> None:
-    for status in ("open", "resolved"):
-        for c in deps.store.conflicts(old, status):
-            if c.a_id in moved or c.b_id in moved:
-                deps.store.rescope_conflicts([c.id], _moved_scope(c.scope, project))
+def _move_conflicts(deps: Deps, old: list[str], project: Scope) -> None:
+    """Conflict records of the old scopes whose bullets are now the project's follow them (also those a
+    process cut off between the two writes left behind)."""
+    records = [c for status in ("open", "resolved") for c in deps.store.conflicts(old, status)]
+    scopes = {b.id: b.scope for b in deps.store.get([i for c in records for i in (c.a_id, c.b_id)])} if records else {}
+    for c in records:
+        if any(_within(scopes.get(i, ""), project) for i in (c.a_id, c.b_id)):
+            deps.store.rescope_conflicts([c.id], _moved_scope(c.scope, project))
 
 
 def waiting(deps: Deps) -> tuple[str, int]:
