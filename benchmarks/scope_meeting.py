@@ -38,8 +38,9 @@ def main() -> None:
         os.environ["HOME"] = str(root / "user")
         repo = root / "src" / "api"
         repo.mkdir(parents=True)
+        who = ["-c", "user.name=b", "-c", "user.email=b@example.invalid"]
         for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "start"]):
-            subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", *args], cwd=repo, check=True)
+            subprocess.run(["git", *who, *args], cwd=repo, check=True)
         subprocess.run(["git", "remote", "add", "origin", "git@github.com:acme/api.git"], cwd=repo, check=True)
         sessions = root / "user" / ".claude" / "projects" / "p"
         sessions.mkdir(parents=True)
