@@ -97,11 +97,11 @@ class Workspace:
         return parse_scope(scope, current, _Lazy(self.known)) if scope and scope.strip() else current
 
     def configure(self, settings: Settings) -> None:
-        self.settings, self._current = settings, None  # a configured scope may have changed
+        self.settings, self._current, self.met = settings, None, ""  # a configured scope may have changed
 
     def move(self, cwd: Path, *, from_client: bool = False) -> None:
         if cwd != self.cwd:
-            self.cwd, self._current = cwd, None
+            self.cwd, self._current, self.met = cwd, None, ""
         self.from_client = from_client
 
     def reason(self, given: str | None = None, *, writing: bool = False) -> str:
