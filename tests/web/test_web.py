@@ -160,6 +160,18 @@ def browser(request: pytest.FixtureRequest, chromium: dict[tuple[int, int], Any]
     driver.get("about:blank")
 
 
+def click_fresh(driver: Any, selector: str) -> bool:
+    """Click what ``selector`` finds now; False when the page replaced it meanwhile (a list reloading)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        driver.find_element(By.CSS_SELECTOR, selector).click()
+    except StaleElementReferenceException:
+        return False
+    return True
+
+
 def wait_for(driver: Any, condition: Any, timeout: float = 15) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -744,7 +756,7 @@ def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
     assert len(browser.find_elements(By.CSS_SELECTOR, "#bullets .badge-stale")) == 2
     assert no_sideways_scroll(browser)[0] <= no_sideways_scroll(browser)[1]
     for bullet, key, done in ((kept, "c", "Confirmed"), (gone, "f", "Archived")):
-        browser.find_element(By.CSS_SELECTOR, f"#bullets tr[data-id='{bullet.id}']").click()
+        wait_for(browser, lambda d, b=bullet: click_fresh(d, f"#bullets tr[data-id='{b.id}']"))  # list reloads
         wait_for(browser, lambda d, b=bullet: d.find_element(By.ID, "d-id").text == b.id)
         assert browser.find_element(By.ID, "d-stale").is_displayed()
         browser.switch_to.active_element.send_keys(key)
