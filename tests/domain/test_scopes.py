@@ -178,3 +178,9 @@ def test_full_width_letters_name_the_same_scope_as_their_ascii_letters() -> None
     with pytest.raises(InvalidScopeError):
         Scope("\uff41\uff50\uff49")
     assert safe_name("\uff46\uff4f\uff4f..bar") == "foo.bar" and safe_name("..") == "unnamed"
+
+
+def test_a_folder_name_with_an_at_sign_still_gives_a_project_whose_short_name_is_its_name(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "me@work")
+    scope = detect_scope(repo)
+    assert scope.short == "me-work" and scope.project == f"me-work@commit-{root_commit(repo)}"

@@ -172,7 +172,7 @@ def project_identity(cwd: Path, top: Path) -> str:
     common = _git(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir")
     main = Path(common).parent if common and Path(common).name == ".git" else top
     local = url.rstrip("/\\").rsplit("/", 1)[-1].removesuffix(".git")
-    name = safe_name(local or main.name)  # a linked worktree: the main checkout names the project
+    name = safe_name((local or main.name).replace("@", "-"))  # a linked worktree: its main checkout's name
     roots = (_git(cwd, "rev-list", "--max-parents=0", "HEAD") or "").split()
     if roots:
         return commit_project(name, roots[-1])  # the oldest, where a merge brought in a second history
