@@ -36,13 +36,14 @@ from ..domain.models import Bullet
 from ..domain.projects import is_identity
 from ..domain.scopes import Scope, detect_scope
 from ..files import atomic_write
-from ..ports import Where
+from ..ports import Store, Where
 from .deps import Deps
 from .reflect import SESSION_FOLDERS
 from .writes import Draft
 from .writing import checked, write
 
 log = logging.getLogger(__name__)
+LOCK_WAIT = 2.0  # seconds a meeting waits for another writer (a hook must not wait the store's 30 s)
 HEAD_BYTES = 1 << 20  # where a transcript says the folder it ran in: its first lines
 _CWD = re.compile(r'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
 _KEY = re.compile(r"^(session|path):([\w.\-]+)$")
@@ -119,14 +120,14 @@ def meet(deps: Deps, here: Scope) -> Move | None:
     looked = deps.settings.home / "state" / "legacy-scopes.json"
     seen = _read(looked)
     if str(project) in seen:  # looked at before: only how many are still there (an indexed count)
-        left = deps.store.count(Where(scopes=seen[str(project)])) if seen[str(project)] else 0
+        left = _own(deps).count(Where(scopes=seen[str(project)])) if seen[str(project)] else 0
         return Move(bare, str(project), 0, left) if left else None
-    with deps.store.write_lock():
+    with deps.store.write_lock(wait=LOCK_WAIT):  # busy: the next process looks (StoreBusyError, logged)
         done = None
-        if _left(deps, here):
+        if legacy_scopes(_own(deps).column_counts("scope"), here):
             sessions = Sessions(Path.home())
             done = _move(deps, here, lambda b: any(sessions.project_of(k) == project for k in origins(b)))
-        _record(deps, here, legacy_scopes(deps.store.column_counts("scope"), here))
+        _record(deps, here, legacy_scopes(_own(deps).column_counts("scope"), here))
     return done
 
 
@@ -140,11 +141,6 @@ def _record(deps: Deps, here: Scope, left: list[str]) -> None:
         atomic_write(looked, json.dumps(seen, indent=1))
     except OSError as exc:  # only a saving: the next process looks again
         log.warning("could not record what was looked at: %s", exc)
-
-
-def _left(deps: Deps, here: Scope) -> list[str]:
-    old = legacy_scopes(deps.store.column_counts("scope"), here)
-    return sorted(b.id for b in deps.store.all_bullets(Where(scopes=old))) if old else []
 
 
 def _read(path: Path) -> dict[str, list[str]]:
@@ -180,9 +176,8 @@ def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
     project = here.project_scope()
     bare = f"project:{here.short}"
     with deps.store.write_lock():  # read again under the lock: another process may have moved them
-        old = legacy_scopes(deps.store.column_counts("scope"), here)
-        bullets = deps.store.all_bullets(Where(scopes=old)) if old else []
-        bullets = [b for b in bullets if b.id not in _team_held(deps, bullets)]  # the team's: see team_note
+        old = legacy_scopes(_own(deps).column_counts("scope"), here)
+        bullets = _own(deps).all_bullets(Where(scopes=old)) if old else []
         chosen = [b for b in bullets if belongs(b)]
         drafts = [checked(deps, Draft.of(b, scope=_moved_scope(b.scope, project))) for b in chosen]
         if drafts:
@@ -193,15 +188,13 @@ def _move(deps: Deps, here: Scope, belongs: Callable[[Bullet], bool]) -> Move:
     return Move(bare, str(project), len(chosen), len(bullets) - len(chosen))
 
 
+def _own(deps: Deps) -> Store:
+    """This machine's store: the team's rows stay where the team put them (``team_note``)."""
+    return deps.teams.personal if deps.teams is not None else deps.store
+
+
 def _within(scope: str, project: Scope) -> bool:
     return scope == str(project) or scope.startswith(f"{project}/workspace:")
-
-
-def _team_held(deps: Deps, bullets: list[Bullet]) -> set[str]:
-    if deps.teams is None or deps.teams.team is None or not bullets:
-        return set()
-    team = deps.teams.team
-    return {i for i, store in deps.teams.holder([b.id for b in bullets]).items() if store is team}
 
 
 def _move_conflicts(deps: Deps, old: list[str], project: Scope) -> None:
@@ -220,7 +213,7 @@ def waiting(deps: Deps) -> tuple[str, int]:
     here = deps.workspace.current()
     if here.project is None or not is_identity(here.project):
         return "", 0
-    counts = deps.store.column_counts("scope")
+    counts = _own(deps).column_counts("scope")
     return f"project:{here.short}", sum(counts[s] for s in legacy_scopes(counts, here))
 
 
