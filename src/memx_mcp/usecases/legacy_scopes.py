@@ -15,7 +15,8 @@ and of ``github.com/evil/api`` alike. They move to a project's identity (``proje
   doctor``, the answers' ``scope_why``, the page); ``memx adopt project:NAME`` inside the repository moves
   all of them (and ``memx list --scope project:NAME`` shows them first).
 
-Moves take the store's cross-process write lock and read the old scope again under it, so two processes
+Only this machine's store is read and moved: a team store's rows stay under the name the team configured
+(``team_note``). Moves take the store's cross-process write lock and read the old scope again under it, so two processes
 meeting the repository at once move each bullet once; a second run finds nothing to move (idempotent). A
 move goes through the write path (``Draft.of``: the bullet's id, text, counts, vector and state stay) and
 takes the conflict records between moved bullets along. The reflected-upto markers are keyed by transcript,
