@@ -261,3 +261,19 @@ def test_doctor_says_which_project_this_is_and_what_waits_for_adopt(
     memory.adopt("project:api")
     assert memory.waiting_for_adopt() == ("project:api", 0)
     assert scope_check(memory).status == "OK" and "adopt" not in scope_check(memory).detail
+
+
+def test_a_session_read_before_the_move_is_not_read_again_after_it(
+    machine: dict[str, Path], embedder: FastEmbedEmbedder, clock: Clock
+) -> None:
+    data = machine["data"]
+    old_store(data, embedder, clock, machine["home"])
+    path = next((machine["home"] / ".claude" / "projects").rglob("s-acme.jsonl"))
+    before = memory_in(data, embedder, clock, machine["home"])
+    first = before.reflect(path.read_text(), path=path, mode="rules", scope="project:api")
+    assert first.key == "session:s-acme" and first.start_step == 0 and first.report.steps == 2
+    acme = memory_in(data, embedder, clock, machine["acme"])
+    acme.current_scope()  # meets the repository
+    assert scopes_of(acme)[ACME_LESSON] == "project:api@github.com/acme"  # the move happened
+    again = acme.reflect(path.read_text(), path=path, mode="rules")
+    assert again.start_step == 2  # the marker is the transcript's, not the scope's: nothing read twice
