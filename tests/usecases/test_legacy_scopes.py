@@ -277,3 +277,18 @@ def test_a_session_read_before_the_move_is_not_read_again_after_it(
     assert scopes_of(acme)[ACME_LESSON] == "project:api@github.com/acme"  # the move happened
     again = acme.reflect(path.read_text(), path=path, mode="rules")
     assert again.start_step == 2  # the marker is the transcript's, not the scope's: nothing read twice
+
+
+def test_a_bullet_taught_in_both_clones_belongs_to_neither_alone(
+    machine: dict[str, Path], embedder: FastEmbedEmbedder, clock: Clock
+) -> None:
+    data = machine["data"]
+    settings = Settings(home=data, llm_backend="none")
+    old = Memory(
+        settings, LanceStore(data / "store", MODEL, 384), ReadyEmbedder(embedder), clock=clock, cwd=data.parent
+    )
+    both = old.remember(ACME_LESSON, scope="project:api", origin="session:s-acme session:s-evil").bullet
+    for clone in ("evil", "acme"):
+        memory_in(data, embedder, clock, machine[clone]).current_scope()
+    (kept,) = old.deps.store.get([both.id])
+    assert kept.scope == "project:api"  # waits for the person's `memx adopt` in the clone it is for

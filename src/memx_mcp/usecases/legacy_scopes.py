@@ -7,9 +7,10 @@ and of ``github.com/evil/api`` alike. They move to a project's identity (``proje
   ``project:NAME`` (or of one of its workspaces) whose NAME is the repository's name moves to the repository's
   identity when one of its origins is a session that ran there: the transcript the origin names
   (``session:ID`` or ``path:HASH``) is found in a client's session folder, and the folder it ran in (its
-  ``cwd``) is, today, in a repository with the same identity. A session that ran in another repository of
-  the same name moves nothing here: that repository takes its bullets when memx meets it, whichever is met
-  first.
+  ``cwd``) is, today, in a repository with the same identity, and no session of its origins ran in another
+  one. A session that ran in another repository of the same name moves nothing here: that repository takes
+  its bullets when memx meets it, whichever is met first; a bullet the Curator merged from sessions in both
+  belongs to neither alone, and waits.
 - **The rest only when the person says so.** A bullet with no such evidence (``remember``, an import, a
   transcript that is gone) stays where it is, seen by no repository, and memx says so in one line (``memx
   doctor``, the answers' ``scope_why``, the page); ``memx adopt project:NAME`` inside the repository moves
@@ -106,6 +107,13 @@ class Sessions:
         return self._folders[cwd]
 
 
+def _taught_here(bullet: Bullet, sessions: Sessions, project: Scope) -> bool:
+    """Every session of the bullet's origins that can be found ran in ``project`` (at least one can): a
+    bullet the Curator merged from sessions in two clones of one name belongs to neither alone."""
+    found = [p for p in (sessions.project_of(k) for k in origins(bullet)) if p is not None]
+    return bool(found) and all(p == project for p in found)
+
+
 def origins(bullet: Bullet) -> list[str]:
     """The transcript keys among a bullet's origins (``session:ID · steps 3,4 · claude-code``, joined)."""
     return [w for w in re.split(r"[\s·]+", bullet.origin) if _KEY.match(w)]
@@ -127,7 +135,7 @@ def meet(deps: Deps, here: Scope) -> Move | None:
         done = None
         if legacy_scopes(_own(deps).column_counts("scope"), here):
             sessions = Sessions(Path.home())
-            done = _move(deps, here, lambda b: any(sessions.project_of(k) == project for k in origins(b)))
+            done = _move(deps, here, lambda b: _taught_here(b, sessions, project))
         _record(deps, here, legacy_scopes(_own(deps).column_counts("scope"), here))
     return done
 
