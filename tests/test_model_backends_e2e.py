@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from memx_mcp.domain.scopes import detect_scope
+
 from .engine.reflector.test_pipeline import EPISODE
 from .engine.reflector.test_session_mode import FIX
 from .helpers import env_for, run_memx, script
@@ -119,7 +121,7 @@ def test_claude_code_is_the_model_a_real_session_end_hook_asks_once_and_never_re
     assert len(api.windows) == 1  # the session was read once, in one window
     assert len(sessions) == 2  # the user's session and memx's one model call: no session it started itself
     assert api.windows[0] + api.window_delay > user_done  # the hook never waited for the model
-    (bullet,) = stored(data, "project:proj")  # the scope of the session's repository
+    (bullet,) = stored(data, str(detect_scope(proj).project_scope()))  # the scope of the session's repository
     assert "pnpm" in bullet["content"] and re.search(r"steps \d+ · claude-code$", bullet["origin"])
     assert not list((home / ".claude" / "projects").rglob("*.jsonl"))[1:]  # only the user's session is saved
 

@@ -6,6 +6,7 @@ the clock, the engines' parameters and the workspace that decides the current sc
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -16,12 +17,13 @@ from .domain.models import RecallResult
 from .domain.scopes import Scope
 from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
 from .privacy import PrivacySanitizer
-from .usecases import browse, injection, maintenance, review, staleness, team, writing
+from .usecases import browse, injection, legacy_scopes, maintenance, review, staleness, team, writing
 from .usecases import recall as recalling
 from .usecases import reflect as reflecting
 from .usecases.deps import Deps, Workspace, utcnow
 from .usecases.recalls import RecallRecorder
 
+log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -70,6 +72,8 @@ class Memory:
             teams=teams,
         )
         self._recorder = RecallRecorder(self._reinforce) if defer_reinforcement else None
+        self.deps.workspace.known = lambda: self.deps.store.column_counts("scope")
+        self.deps.workspace.on_meet = self._meet
 
     # -- what the edges read ------------------------------------------------------------------------------
 
@@ -103,6 +107,24 @@ class Memory:
         """From configuration, else the client's roots or working directory (its git repository), else
         global. ``scope_reason`` says which."""
         return self.deps.workspace.current()
+
+    def _meet(self, here: Scope) -> None:
+        """A project met for the first time in this process: its old name's bullets that sessions here
+        taught move to it (``usecases/legacy_scopes.py``); what waits for ``memx adopt`` is said in
+        ``scope_reason``. Never in the way of the call that met it."""
+        met: dict[str, str] = self.deps.caches.setdefault("met_projects", {})
+        key = str(here.project_scope())
+        if key not in met:
+            try:
+                met[key] = legacy_scopes.said(legacy_scopes.meet(self.deps, here))
+                met[key] += legacy_scopes.team_note(self.deps, here)
+            except Exception as exc:  # a busy or read-only store: looked at again by the next process
+                log.warning("could not move the bullets of project:%s: %s", here.short, exc)
+                met[key] = ""
+        self.deps.workspace.met = met[key]
+
+    adopt = UseCase(legacy_scopes.adopt)
+    waiting_for_adopt = UseCase(legacy_scopes.waiting)
 
     def resolve_scope(self, scope: str | None) -> Scope:
         return self.deps.workspace.resolve(scope)

@@ -12,6 +12,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
+from memx_mcp.domain.scopes import detect_scope
 from memx_mcp.server.roots import folder_of
 
 from ..helpers import env_for, script
@@ -60,11 +61,13 @@ def test_a_server_outside_any_repository_works_in_the_clients_root(tmp_path: Pat
         return out
 
     out = anyio.run(steps)
-    assert out["remember"]["bullet"]["scope"] == "project:shop"
-    assert out["recall"]["scope"] == "project:shop" and out["recall"]["results"]
+    shop_scope, blog_scope = (str(detect_scope(r).project_scope()) for r in (shop, blog))
+    assert shop_scope.startswith("project:shop@path-")  # a repository without a commit: by its folder
+    assert out["remember"]["bullet"]["scope"] == shop_scope
+    assert out["recall"]["scope"] == shop_scope and out["recall"]["results"]
     assert "client's workspace root" in out["why"] and str(shop) in out["why"]
     # every answer says which scope and why, not only the resource
-    assert out["remember"]["scope_why"].startswith("project:shop:") and str(shop) in out["remember"]["scope_why"]
+    assert out["remember"]["scope_why"].startswith(f"{shop_scope}:") and str(shop) in out["remember"]["scope_why"]
     assert "client's workspace root" in out["recall"]["scope_why"]
     assert "client's workspace root" in out["after"]["scope_why"] and str(blog) in out["after"]["scope_why"]
-    assert out["after"]["scope"] == "project:blog" and not out["after"]["results"]  # shop's bullet stays in shop
+    assert out["after"]["scope"] == blog_scope and not out["after"]["results"]  # shop's bullet stays in shop

@@ -160,6 +160,18 @@ def browser(request: pytest.FixtureRequest, chromium: dict[tuple[int, int], Any]
     driver.get("about:blank")
 
 
+def click_fresh(driver: Any, selector: str) -> bool:
+    """Click what ``selector`` finds now; False when the page replaced it meanwhile (a list reloading)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        driver.find_element(By.CSS_SELECTOR, selector).click()
+    except StaleElementReferenceException:
+        return False
+    return True
+
+
 def wait_for(driver: Any, condition: Any, timeout: float = 15) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -731,11 +743,12 @@ def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
 ) -> None:
     from selenium.webdriver.common.by import By
 
+    from memx_mcp.usecases.staleness import mark_stale
+
     kept = memory.remember("Deploy with `scripts/deploy.sh --prod`; it reads DEPLOY_ENV from the environment").bullet
     gone = memory.remember("Regenerate the client with tools/gen_client.py after editing openapi.yaml").bullet
     memory.remember("Use pnpm in this repository, never npm")
-    for b in (kept, gone):
-        memory.edit(b.id, tags=[*b.tags, "stale"])  # what injection does when a named file is gone
+    mark_stale(memory.deps, [kept, gone])  # what injection does when a named file is gone (no tag can)
     browser.get(ui.url)
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#bullets tbody tr[data-id]"))
     browser.find_element(By.ID, "f-stale").click()
@@ -743,13 +756,13 @@ def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
     assert len(browser.find_elements(By.CSS_SELECTOR, "#bullets .badge-stale")) == 2
     assert no_sideways_scroll(browser)[0] <= no_sideways_scroll(browser)[1]
     for bullet, key, done in ((kept, "c", "Confirmed"), (gone, "f", "Archived")):
-        browser.find_element(By.CSS_SELECTOR, f"#bullets tr[data-id='{bullet.id}']").click()
+        wait_for(browser, lambda d, b=bullet: click_fresh(d, f"#bullets tr[data-id='{b.id}']"))  # list reloads
         wait_for(browser, lambda d, b=bullet: d.find_element(By.ID, "d-id").text == b.id)
         assert browser.find_element(By.ID, "d-stale").is_displayed()
         browser.switch_to.active_element.send_keys(key)
         wait_for(browser, lambda d, b=bullet, t=done: d.find_element(By.ID, "status").text == f"{t}: {b.id}")
         browser.execute_script("document.getElementById('detail').close()")
     (confirmed,) = memory.store.get([kept.id])
-    assert "confirmed" in confirmed.tags and "stale" not in confirmed.tags
+    assert "memx:confirmed" in confirmed.tags and "stale" not in confirmed.tags
     assert memory.store.get([gone.id])[0].status.value == "archived"
     assert page_errors(browser) == []

@@ -72,6 +72,11 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
         return _maintain(args, memory)
     elif args.command in ("share", "unshare", "team"):
         _team(args, memory)
+    elif args.command == "adopt":
+        moved = memory.adopt(args.old)
+        adopted = {"from": moved.old, "to": moved.new, "moved": moved.moved}
+        text = f"Moved {moved.moved} bullet(s) of {moved.old} to {moved.new}."
+        sys.stdout.write((json.dumps(adopted, indent=2) if args.json else text) + "\n")
     elif args.command == "reflect":
         from ..presentation.schemas import ReflectOut
 

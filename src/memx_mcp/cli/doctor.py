@@ -113,6 +113,7 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
         return checks
     if settings.team_store:
         checks.append(_team(memory))
+    checks.append(scope_check(memory))
     vectors, note = memory.embed_texts(["memx doctor probe"])
     running = memory.settings.model_name  # the configured model, or the one this machine falls back to
     if vectors and running != settings.model_name:
@@ -220,6 +221,18 @@ def _team(memory: Memory) -> Check:
         f"{where}: reachable, {status.bullets} active bullets, version {status.version}, "
         f"copy loaded in {report.loaded_seconds:.2f} s{waiting}",
     )
+
+
+def scope_check(memory: Memory) -> Check:
+    """Which project this folder is and why (issue 31: a repository's identity, not its name alone), and
+    what of its old bare name waits for ``memx adopt`` or is told apart from the team's scopes."""
+    why = memory.scope_reason()
+    old, left = memory.waiting_for_adopt()
+    if left:
+        return Check("WARN", "scope", why, f"in this repository, if they are its own: memx adopt {old}")
+    if "team_scopes lists" in why:
+        return Check("WARN", "scope", why, "write this repository's scope in team_scopes")
+    return Check("OK", "scope", why)
 
 
 def _self_test(memory: Memory) -> Check:

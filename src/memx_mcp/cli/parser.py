@@ -113,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("team", "the team store's Curator pass (safe on any machine)", "memx team curate", unscoped)
     p.add_argument("action", choices=["curate"])
 
+    p = add(
+        "adopt",
+        "move every bullet of this repository's old bare name (project:NAME) here",
+        "memx adopt project:api",
+        unscoped,
+    )
+    p.add_argument("old", help="the old name: project:NAME, NAME being this repository's name")
+
     p = add("restore", "bring archived bullets back", "memx restore b_0123456789abcdef", unscoped)
     p.add_argument("ids", nargs="+")
 

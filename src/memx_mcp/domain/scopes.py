@@ -1,16 +1,21 @@
 """Hierarchical scopes: ``global`` → ``project:NAME`` → ``project:NAME/workspace:NAME``.
 
-An upper scope is visible from the scopes below it, never the reverse."""
+An upper scope is visible from the scopes below it, never the reverse. A detected project's NAME says where
+the repository is, not only what it is called (``project:api@github.com/acme``, ``domain/projects.py``), so
+two repositories of one name never share a scope; a person may still type ``project:api``."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidScopeError
+from .projects import MAX_PROJECT_CHARS, Remote, commit_project, is_identity, parse_remote, path_project, remote_project
+from .projects import short_name as _short
 
 GLOBAL = "global"
 _NAME = re.compile(r"^[\w.@+\-]{1,100}$", re.UNICODE)
@@ -25,10 +30,11 @@ class Scope:
     def __post_init__(self) -> None:
         if self.workspace is not None and self.project is None:
             raise InvalidScopeError("a workspace scope needs a project")
-        for name in (self.project, self.workspace):
+        for name, placed in ((self.project, True), (self.workspace, False)):
             if name is None:
                 continue
-            if not _NAME.fullmatch(name) or unicodedata.normalize("NFKC", name) != name:
+            identity = placed and len(name) <= MAX_PROJECT_CHARS and is_identity(name)
+            if not (identity or _NAME.fullmatch(name)) or unicodedata.normalize("NFKC", name) != name:
                 raise InvalidScopeError(
                     f"invalid scope name {name!r}: use letters, digits, '.', '_', '-', '@' or '+' (≤ 100)"
                 )
@@ -48,6 +54,11 @@ class Scope:
 
     def project_scope(self) -> Scope:
         return Scope(self.project)
+
+    @property
+    def short(self) -> str:
+        """The project's name without where it is (``api`` for ``api@github.com/acme``); '' for global."""
+        return "" if self.project is None else _short(self.project)
 
     def owns(self, scope: str) -> bool:
         """Whether a bullet of ``scope`` belongs where this scope works: this scope itself or, from a
@@ -71,10 +82,14 @@ class Scope:
         return tuple(chain)
 
 
-def parse_scope(text: str, current: Scope | None = None) -> Scope:
+def parse_scope(text: str, current: Scope | None = None, known: Iterable[str] = ()) -> Scope:
     """Parse the long form, or the short forms ``workspace:NAME`` (within the current project) and
     ``project``/``workspace`` (the current project or workspace). Full-width and other compatibility forms
-    of letters are read as the letters themselves (``ｐｒｏｊ`` is ``proj``), so one name means one scope."""
+    of letters are read as the letters themselves (``ｐｒｏｊ`` is ``proj``), so one name means one scope.
+
+    ``project:api`` without a place (``@…``) is the scope stored under exactly that name if ``known`` (the
+    stored scopes) has it; else the current project if that is called ``api``; else the one stored project
+    called ``api``; several are refused, naming them; none leaves the name as typed."""
     raw = unicodedata.normalize("NFKC", text).strip()
     if raw in ("", GLOBAL):
         return Scope()
@@ -91,12 +106,37 @@ def parse_scope(text: str, current: Scope | None = None) -> Scope:
             f"invalid scope {text!r}: expected global, project:NAME, project:NAME/workspace:NAME or workspace:NAME"
         )
     body = raw.removeprefix("project:")
-    project, sep, rest = body.partition("/")
-    if not sep:
-        return Scope(project)
-    if not rest.startswith("workspace:"):
+    project, sep, workspace = body.partition("/workspace:")
+    if "/" in project and not is_identity(project):
         raise InvalidScopeError(f"invalid scope {text!r}: expected project:NAME/workspace:NAME")
-    return Scope(project, rest.removeprefix("workspace:"))
+    project = _resolve_short(project, current, known)
+    return Scope(project, workspace) if sep else Scope(project)
+
+
+def _resolve_short(project: str, current: Scope | None, known: Iterable[str]) -> str:
+    if "@" in project or not project:
+        return project
+    stored = {Scope(p).project for p in _projects(known)}
+    if project in stored:
+        return project
+    if current is not None and current.project is not None and current.short == project:
+        return current.project
+    named = sorted(p for p in stored if p is not None and is_identity(p) and _short(p) == project)
+    if len(named) > 1:
+        listed = ", ".join(f"project:{p}" for p in named)
+        raise InvalidScopeError(f"project:{project} names several projects ({listed}): write one in full")
+    return named[0] if named else project
+
+
+def _projects(known: Iterable[str]) -> set[str]:
+    """The project names of stored scopes (``project:NAME`` and ``project:NAME/workspace:W``)."""
+    found = set()
+    for scope in known:
+        if scope.startswith("project:"):
+            name = scope.removeprefix("project:").partition("/workspace:")[0]
+            if name and (is_identity(name) or _NAME.fullmatch(name)):
+                found.add(name)
+    return found
 
 
 def safe_name(name: str) -> str:
@@ -120,20 +160,35 @@ def repository_root(cwd: Path) -> Path | None:
     return Path(top) if top else None
 
 
+def project_identity(cwd: Path, top: Path) -> str:
+    """The project name of the repository at ``top`` (``domain/projects.py``): its remote (``origin``, else
+    the first remote by name), else its first commit, else its folder. A remote that is a local folder names
+    the project (as before) but places it by the first commit: a clone of it is its project."""
+    remotes = sorted((_git(cwd, "remote") or "").split(), key=lambda r: (r != "origin", r))
+    url = (_git(cwd, "remote", "get-url", remotes[0]) or "") if remotes else ""
+    found = parse_remote(url)
+    if found is not None:
+        return remote_project(Remote(found.host, found.owner, safe_name(found.name)))
+    common = _git(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    main = Path(common).parent if common and Path(common).name == ".git" else top
+    local = url.rstrip("/\\").rsplit("/", 1)[-1].removesuffix(".git")
+    name = safe_name((local or main.name).replace("@", "-"))  # a linked worktree: its main checkout's name
+    roots = (_git(cwd, "rev-list", "--max-parents=0", "HEAD") or "").split()
+    if roots:
+        return commit_project(name, roots[-1])  # the oldest, where a merge brought in a second history
+    return path_project(name, str(main.resolve()))
+
+
 def detect_scope(cwd: Path) -> Scope:
-    """Project from the git repository (its origin remote's name, else its top folder), workspace from the
-    branch (or the linked worktree's folder). Outside a repository: global."""
+    """Project from the git repository (``project_identity``), workspace from the branch (or the linked
+    worktree's folder). Outside a repository: global."""
     if not cwd.is_dir():
         return Scope()
     top = _git(cwd, "rev-parse", "--show-toplevel")
     if top is None:
         return Scope()
-    remote = _git(cwd, "config", "--get", "remote.origin.url")
-    name = remote.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") if remote else ""
     common = _git(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    if not name and common:
-        name = Path(common).parent.name  # a linked worktree: the main checkout names the project
-    project = safe_name(name or Path(top).name)
+    project = project_identity(cwd, Path(top))
     branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
     if branch and branch != "HEAD":
         return Scope(project, safe_name(branch))

@@ -4,7 +4,7 @@ parameters (made from Settings here and nowhere else) and the workspace that dec
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..domain.projects import where
 from ..domain.scopes import Scope, detect_scope, parse_scope
 from ..engine.curator import CuratorParams
 from ..engine.decay import DecayParams
@@ -76,23 +77,31 @@ class Workspace:
     cwd: Path
     from_client: bool = False  # the folder came from the MCP client's roots
     _current: Scope | None = None
+    known: Callable[[], Iterable[str]] = tuple  # the stored scopes, for a project's short name
+    on_meet: Callable[[Scope], None] | None = None  # a detected project, first met (its old name's bullets)
+    met: str = ""  # what the meeting said (``legacy_scopes``), for ``reason``
 
     def current(self) -> Scope:
         if self._current is None:
             detected = detect_scope(self.cwd)
-            self._current = parse_scope(self.settings.scope, detected) if self.settings.scope else detected
+            if self.settings.scope:
+                self._current = parse_scope(self.settings.scope, detected, _Lazy(self.known))
+            else:
+                self._current = detected
+                if self.on_meet is not None:
+                    self.on_meet(detected)
         return self._current
 
     def resolve(self, scope: str | None) -> Scope:
         current = self.current()
-        return parse_scope(scope, current) if scope and scope.strip() else current
+        return parse_scope(scope, current, _Lazy(self.known)) if scope and scope.strip() else current
 
     def configure(self, settings: Settings) -> None:
-        self.settings, self._current = settings, None  # a configured scope may have changed
+        self.settings, self._current, self.met = settings, None, ""  # a configured scope may have changed
 
     def move(self, cwd: Path, *, from_client: bool = False) -> None:
         if cwd != self.cwd:
-            self.cwd, self._current = cwd, None
+            self.cwd, self._current, self.met = cwd, None, ""
         self.from_client = from_client
 
     def reason(self, given: str | None = None, *, writing: bool = False) -> str:
@@ -108,7 +117,29 @@ class Workspace:
         where = "the client's workspace root" if self.from_client else "the working directory"
         if scope.is_global:
             return f"global: {where} {self.cwd} is not inside a git repository"
-        return f"{scope}: from the git repository at {where} {self.cwd}"
+        return f"{scope}: from the git repository at {where} {self.cwd} ({identity_why(scope)}){self.met}"
+
+
+class _Lazy:
+    """The stored scopes, asked of the store only when a short project name needs them."""
+
+    def __init__(self, source: Callable[[], Iterable[str]]) -> None:
+        self.source = source
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.source())
+
+
+def identity_why(scope: Scope) -> str:
+    """How the project's name says which repository it is, in words."""
+    place = where(scope.project or "")
+    if place.startswith("commit-"):
+        return f"no remote: {scope.short} is told apart by its first commit {place.removeprefix('commit-')}"
+    if place.startswith("path-"):
+        return f"no remote and no commit yet: {scope.short} is told apart by its folder"
+    if place:
+        return f"the remote {place}/{scope.short}"
+    return "by its name alone"
 
 
 @dataclass

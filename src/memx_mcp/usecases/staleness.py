@@ -13,12 +13,12 @@ from pathlib import Path
 from ..domain.errors import NotFoundError
 from ..domain.models import Bullet
 from ..domain.scopes import repository_root
+from ..domain.tags import CONFIRMED, STALE, state_of
 from ..engine.staleness import stale_reason
 from .deps import Deps
 from .writes import Draft
 from .writing import checked, write
 
-STALE, CONFIRMED = "stale", "confirmed"
 HISTORY = 2000  # commits whose deletions are looked at
 
 
@@ -84,7 +84,7 @@ def fresh(deps: Deps, bullets: Sequence[Bullet]) -> list[Bullet]:
     tree.refresh()  # once per injection, not once per path a bullet names
     kept, newly = [], []
     for b in bullets:
-        if CONFIRMED in b.tags or not scope.owns(b.scope) or b.scope == "global":
+        if confirmed(b) or not scope.owns(b.scope) or b.scope == "global":
             kept.append(b)
             continue
         if stale_reason(b.content, tree.exists, tree.was_here):
@@ -97,13 +97,18 @@ def fresh(deps: Deps, bullets: Sequence[Bullet]) -> list[Bullet]:
     return kept
 
 
-def _retag(deps: Deps, bullet_id: str, tags: Callable[[Bullet], list[str]]) -> Bullet:
-    """New tags for one bullet through the write path, under the write lock; everything else stays."""
+def confirmed(b: Bullet) -> bool:
+    """A person confirmed the bullet: the confirm action is the only writer of this state."""
+    return CONFIRMED in b.tags
+
+
+def _retag(deps: Deps, bullet_id: str, state: Callable[[Bullet], list[str]]) -> Bullet:
+    """A new state for one bullet through the write path, under the write lock; everything else stays."""
     with deps.store.write_lock():
         found = deps.store.get([bullet_id])
         if not found:
             raise NotFoundError(f"no bullet {bullet_id}")
-        draft = Draft.of(found[0], tags=tags(found[0]), updated_at=deps.clock())
+        draft = Draft.of(found[0], state=tuple(state(found[0])), updated_at=deps.clock())
         done = write(deps, [checked(deps, draft)], how="replace")
     return done[0].bullet if done[0] else found[0]
 
@@ -111,9 +116,13 @@ def _retag(deps: Deps, bullet_id: str, tags: Callable[[Bullet], list[str]]) -> B
 def mark_stale(deps: Deps, bullets: Sequence[Bullet]) -> None:
     for b in bullets:
         with contextlib.suppress(Exception):  # a busy store: the bullet is left out anyway, marked next time
-            _retag(deps, b.id, lambda now: [*now.tags, STALE] if STALE not in now.tags else list(now.tags))
+            _retag(deps, b.id, lambda now: list(dict.fromkeys((*state_of(now.tags), STALE))))
+
+
+def _confirmed_state(now: Bullet) -> list[str]:
+    return [*(t for t in state_of(now.tags) if t not in (STALE, CONFIRMED)), CONFIRMED]
 
 
 def confirm(deps: Deps, bullet_id: str) -> Bullet:
     """A person says the bullet still holds: no longer stale, and never checked again."""
-    return _retag(deps, bullet_id, lambda now: [*(t for t in now.tags if t not in (STALE, CONFIRMED)), CONFIRMED])
+    return _retag(deps, bullet_id, _confirmed_state)

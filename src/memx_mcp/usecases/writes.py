@@ -32,6 +32,7 @@ from ..domain.inputs import (
 )
 from ..domain.models import Bullet, KnowledgeType, Section, Status, new_id
 from ..domain.scopes import Scope, parse_scope
+from ..domain.tags import state_of, without_reserved
 from ..engine.reflector.classify import classify, extract_metadata, instructivity
 from ..privacy import PrivacySanitizer
 from ..text.inert import inert
@@ -55,6 +56,7 @@ class Draft:
     origin: object = ""
     tags: object = ()
     extra_tags: bool = True  # add the tags extracted from the content (remember) or not (a restored record)
+    state: tuple[str, ...] = ()  # the state names it keeps (``domain/tags.py``): only a stored bullet's own
     tools: object = None
     entities: object = None
     section: object = None
@@ -72,7 +74,7 @@ class Draft:
     def of(cls, b: Bullet, **changes: object) -> Draft:
         """A stored bullet (with changes) sent back through the checks: an edit, a merge."""
         kept = {f.name: getattr(b, f.name) for f in fields(Bullet)}
-        return cls(extra_tags=False, **{**kept, **changes})
+        return cls(extra_tags=False, **{"state": state_of(b.tags), **kept, **changes})
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ def check(draft: Draft, *, sanitizer: PrivacySanitizer, dim: int, now: datetime,
     derive_tags = draft.extra_tags or draft.tags is None
     meta = extract_metadata(content) if None in (draft.tools, draft.entities) or derive_tags else None
     given_tags = _terms(sanitizer, draft.tags, "tag", MAX_TAGS, MAX_TAG_CHARS)
-    tags = (*given_tags, *(meta.tags if meta and derive_tags else ()))
+    # a state name is never taken from a door or from the text; a stored bullet keeps its own (Draft.of)
+    tags = (*state_of(draft.state), *without_reserved((*given_tags, *(meta.tags if meta and derive_tags else ()))))
     created = _time(draft.created_at, "created_at", now)
     score = draft.instructivity_score
     return Checked(

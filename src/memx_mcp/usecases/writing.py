@@ -23,6 +23,7 @@ from ..domain.models import (
     new_id,
 )
 from ..domain.scopes import Scope
+from ..domain.tags import CONFIRMED
 from ..engine import curator
 from ..ports import WriteTarget
 from ..text.language import mostly_cjk
@@ -134,6 +135,8 @@ def curate(deps: Deps, bullet: Bullet, now: datetime, notes: tuple[str, ...], ta
     if decision.action == "merge" and decision.target is not None:
         merged = curator.merge(decision.target, bullet, deps.curator.strategy, now)
         merged = merged.with_changes(content=merged.content[:MAX_CONTENT_CHARS])
+        if merged.content != decision.target.content:  # a person confirmed the old words, not these
+            merged = merged.with_changes(tags=tuple(t for t in merged.tags if t != CONFIRMED))
         if merged.vector is None:  # merge_content wrote new text: an LLM may write it better
             merged = _llm_merged(deps, merged, decision.target, bullet)
             vectors, _ = deps.embed_texts([merged.content])

@@ -105,11 +105,13 @@ def _answer(memory: Memory, bullet_id: str, action: str, body: Json) -> Json:
 
 
 def _context(memory: Memory) -> Json:
-    """What every view shows in its header: the scope ``memx ui`` detected and the scopes in the store."""
-    by_scope = memory.scope_counts()
+    """What every view shows in its header: the scope ``memx ui`` detected, why (which repository, told
+    apart how; bullets of its old name that wait for ``memx adopt``), and the scopes in the store."""
+    scope = str(memory.current_scope())  # first: meeting the repository may move its old name's bullets
     return {
-        "scope": str(memory.current_scope()),
-        "scopes": dict(sorted(by_scope.items())),
+        "scope": scope,
+        "scope_why": memory.scope_reason(),
+        "scopes": dict(sorted(memory.scope_counts().items())),
         "bands": memory.decay_bands(),
     }
 

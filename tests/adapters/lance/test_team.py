@@ -3,6 +3,7 @@ out, share/unshare, the model check, the Curator pass, retention, and what happe
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -317,6 +318,14 @@ def test_team_scopes_hold_their_workspaces_and_must_be_written_in_full() -> None
         TeamScopes.parse("project:api, nonsense")
 
 
+def test_a_team_scope_written_as_a_repository_s_identity_holds_that_repository_only() -> None:
+    scopes = TeamScopes.parse("project:api@gitlab.com/acme")
+    assert scopes.holds("project:api@gitlab.com/acme") and scopes.holds("project:api@gitlab.com/acme/workspace:x")
+    assert not scopes.holds("project:api@gitlab.com/acme/sub")  # a subgroup's repository is another project
+    assert not scopes.holds("project:api@github.com/evil") and not scopes.holds("project:api")
+    assert not TeamScopes.parse("project:api").holds("project:api@github.com/evil")  # a bare name: only itself
+
+
 def test_a_team_store_without_team_scopes_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="team_scopes is empty"):
         Settings(home=tmp_path, team_store="s3://bucket/team")
@@ -357,3 +366,40 @@ def test_keyword_candidates_come_from_the_copy_so_a_keyword_only_recall_works_wi
     found = keywords_only.recall("make test-api redis")
     assert found.mode == "keyword-only"
     assert found.hits and found.hits[0].bullet.id == stored.bullet.id
+
+
+def test_a_bare_team_scope_keeps_the_team_s_rows_and_the_repository_says_which_scope_to_share(
+    tmp_path: Path, s3: S3Server, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: moving old bullets to a repository's identity never moves the team's rows (one member's
+    machine cannot say which `api` the team meant), and says what to write in team_scopes."""
+    import subprocess
+
+    home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(home))
+    repo = tmp_path / "src" / "api"
+    repo.mkdir(parents=True)
+    for args in (
+        ["init", "-q"],
+        ["commit", "-q", "--allow-empty", "-m", "x"],
+        ["remote", "add", "origin", "git@github.com:acme/api"],
+    ):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=repo, check=True)
+    folder = home / ".claude" / "projects" / "p"
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text(json.dumps({"type": "user", "cwd": str(repo), "message": {}}) + "\n")
+    settings = team_settings(tmp_path / "memx", s3, s3.bucket(), scope="", team_scopes="project:api")
+    before = machine(settings, embedder)  # in its data folder: outside any repository
+    shared = before.remember(LESSON, scope="project:api", origin="session:s1 · claude-code").bullet
+    assert routed(before).team is not None and routed(before).team.get([shared.id])  # type: ignore[union-attr]
+
+    store = open_store(settings)
+    assert isinstance(store, RoutedStore)
+    OPEN.append(store)
+    here = Memory(settings, store, ReadyEmbedder(embedder), clock=Clock(), cwd=repo, teams=store)
+    why = here.scope_reason()
+    assert str(here.current_scope().project_scope()) == "project:api@github.com/acme"
+    assert here.store.get([shared.id])[0].scope == "project:api"  # the team's row stays where the team put it
+    assert "team_scopes lists project:api, a bare name" in why and "project:api@github.com/acme" in why
+    mine = here.remember("Start redis with make redis-up before the API tests").bullet
+    assert mine.scope == "project:api@github.com/acme" and not store.team.get([mine.id])  # type: ignore[union-attr]

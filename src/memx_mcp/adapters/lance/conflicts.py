@@ -51,5 +51,15 @@ class ConflictTable:
                 )
                 self._keep_manifest("conflicts")
 
+    def rescope_conflicts(self, ids: Sequence[str], scope: str) -> None:
+        """Move conflict records to ``scope`` (their bullets moved there: ``usecases/legacy_scopes.py``)."""
+        if ids:
+            with self.write_lock():
+                _retry(
+                    lambda: self._conflicts.update(where=f"id IN {sql_list(ids)}", values={"scope": scope}),
+                    "rescope_conflicts",
+                )
+                self._keep_manifest("conflicts")
+
     def count_conflicts(self, status: str = "open") -> int:
         return int(self._conflicts.count_rows(f"status = {sql_str(status)}"))

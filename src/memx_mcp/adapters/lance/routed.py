@@ -55,7 +55,7 @@ class TeamScopes:
         return cls(tuple(dict.fromkeys(found)))
 
     def holds(self, scope: str) -> bool:
-        return any(scope == s or (s != "global" and scope.startswith(s + "/")) for s in self.scopes)
+        return any(scope == s or (s != "global" and scope.startswith(s + "/workspace:")) for s in self.scopes)
 
 
 class RoutedStore:
@@ -202,6 +202,10 @@ class RoutedStore:
         for store in self._stores():
             mine = [i for i in ids if store.get_conflict(i) is not None]
             store.resolve_conflicts(mine, resolution)
+
+    def rescope_conflicts(self, ids: Sequence[str], scope: str) -> None:
+        for store in self._stores():
+            store.rescope_conflicts([i for i in ids if store.get_conflict(i) is not None], scope)
 
     def neighbours(self, vector: Sequence[float], scope: str, limit: int = 10) -> list[tuple[Bullet, float]]:
         return self._for_scope(scope).neighbours(vector, scope, limit)

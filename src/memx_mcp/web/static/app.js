@@ -88,7 +88,7 @@ function show(view) {
 async function loadContext() {
   try {
     context = await api("/api/context");
-    $("#scope-now").textContent = `Detected scope: ${context.scope} (from the folder memx ui started in)`;
+    $("#scope-now").textContent = `Detected scope: ${context.scope_why || context.scope}`;
     $("#s-scope option[value='']").textContent = `detected (${context.scope})`;
     $("#c-scope option[value='']").textContent = `detected (${context.scope})`;
     for (const select of [$("#f-scope"), $("#s-scope"), $("#c-scope")]) {
