@@ -93,9 +93,18 @@ OPEN_LIMIT = 12  # lessons of earlier parts whose outcome was not shown, handed 
 
 
 def mask_step(sanitizer: PrivacySanitizer, s: Step) -> Step:
-    """The step with every text a model could see (and a lesson could quote) masked."""
-    inputs = {k: sanitizer.mask(v) if isinstance(v, str) else v for k, v in s.tool_input.items()}
-    return replace(s, text=sanitizer.mask(s.text), result=sanitizer.mask(s.result), tool_input=inputs)
+    """The step with every string in it masked (what the user or the assistant wrote, thinking included,
+    the tool's input however deeply nested, its output): what a model could see and a lesson could quote."""
+    return replace(
+        s, text=sanitizer.mask(s.text), result=sanitizer.mask(s.result), tool_input=sanitizer.mask_value(s.tool_input)
+    )
+
+
+def seen_by_a_model(sanitizer: PrivacySanitizer, t: Transcript) -> tuple[PrivacySanitizer, Transcript]:
+    """The one way into every prompt: the transcript with every step masked, and the sanitizer that also
+    knows each secret found in the steps' structured inputs (masked wherever else the session repeats it)."""
+    learned = sanitizer.learning("", [s.tool_input for s in t.steps if s.tool_input])
+    return learned, replace(t, steps=tuple(mask_step(learned, s) for s in t.steps))
 
 
 def _first(lesson: Lesson, default: int) -> int:
@@ -127,6 +136,18 @@ class Reflector:
         """``known``: what the store already holds for the target scope (session mode weighs its lessons
         against it)."""
         mode = self.mode if self.refiner is not None else "rules"
+        if mode == "rules":  # no model reads anything: each bullet is masked as it is kept
+            return self._reflect(t, mode, start_step, progress, known)
+        sanitizer = self.sanitizer
+        self.sanitizer, seen = seen_by_a_model(sanitizer, t)
+        try:
+            return self._reflect(seen, mode, start_step, progress, known)
+        finally:
+            self.sanitizer = sanitizer
+
+    def _reflect(
+        self, t: Transcript, mode: str, start_step: int, progress: Progress | None, known: Sequence[str]
+    ) -> ReflectReport:
         report = ReflectReport(mode=mode, steps=len(t.steps))
         candidates = detect(t, start_step)
         report.candidates = len(candidates)
@@ -266,7 +287,7 @@ class Reflector:
             report.notes.append("this model cannot read whole sessions: the rules' view was kept")
             self.keep_rules(candidates, report)
             return
-        masked = [mask_step(self.sanitizer, s) for s in t.steps[start:]]
+        masked = list(t.steps[start:])  # masked already (seen_by_a_model)
         by_index = {s.index: s for s in masked}
         raw = sum(len(x) for s in masked for x in s.texts)
         c = condense(masked, lambda x: x, self.window_chars, max_windows_for(raw))
@@ -321,12 +342,9 @@ class Reflector:
         consolidate = getattr(self.refiner, "consolidate", None)
         if not kept or not callable(consolidate) or (windows == 1 and not known and len(kept) == 1 and not later):
             return kept
+        shown = [self.sanitizer.mask(k) for k in list(known)[:KNOWN_LIMIT]]  # the store's bullets, as any text
         try:
-            decisions = (
-                consolidate(kept, list(known)[:KNOWN_LIMIT], later)
-                if later
-                else consolidate(kept, list(known)[:KNOWN_LIMIT])
-            )
+            decisions = consolidate(kept, shown, later) if later else consolidate(kept, shown)
         except RateLimited:
             decisions = None
         if decisions is None:
