@@ -305,6 +305,8 @@ class Reflector:
             if lessons is None:
                 report.fallbacks += 1
                 self.keep_rules([x for x in candidates if w.first <= x.step <= w.last], report)
+            else:  # a model's answer goes into the next prompts (open lessons, consolidation): masked as any text
+                lessons = [replace(x, text=self.sanitizer.mask(x.text)) for x in lessons]
             pending = [p for p in pending if not any(set(p.steps) & set(x.steps) for x in lessons or ())]
             for lesson in lessons or ():
                 why = evidence_problem(lesson, by_index, first, w.last)
