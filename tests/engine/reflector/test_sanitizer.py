@@ -427,6 +427,7 @@ def test_issue_31_shapes_are_masked(text: str, secret: str) -> None:
         "sort_key: str = 'created_at'",
         "${POSTGRES_PASSWORD:-${FALLBACK}}",
         "password = os.environ.get('PW') or None",
+        '# (e.g. "a/../../etc/passwd" or "a/../file.txt") is not caught by a prefix check',  # huggingface_hub
         "MZ1yGvKTj0rY0cV8i47CjAa.uHQPq.Xb1Mk2nEhe-4icrGOuegj57zMC",  # not a Discord token's shape
         "MTAyOTQ4MTN5OTU5MTDwMEcxNg0.GSwJyi.sbaw8msOR3Wi6vPUzeIWy_P0vJbB0UuRVjH8l8",  # its id part is no id
         "com.example.NotificationServiceFactory.create.buildNotificationChannelsForUser",

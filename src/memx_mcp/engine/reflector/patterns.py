@@ -227,11 +227,16 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         r"[\w.&'<>\[\]|, \t]{1,60}?[ \t]*=[ \t]*(?:[\w.]+\((?:default[ \t]*=[ \t]*)?)?" + _QUOTED,
         0,
     ),
-    pattern(  # a default after a read: getenv("DB_PASSWORD") or "…", env.TOKEN || '…', ${DB_PASSWORD:-…}
+    pattern(  # a default after a read from the environment: getenv("DB_PASSWORD") or "…", env.TOKEN || '…'
         "secret_assignment",
-        r"(?i)" + _RUN_START + r"(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]{0,80})[\\\"'\])]*[ \t]*"
-        r"(?:(?:\bor\b|\|\||\?\?)[ \t]*" + _QUOTED + r"|:[-=]([^\s}\"'$]{4,200})\})",
+        r"(?i)(?:getenv\(|environ\.get\(|environ\[|\benv\.|\benv\[)[ \t]*[\"']?"
+        r"(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]{0,80})[\\\"'\])]*[ \t]*(?:\bor\b|\|\||\?\?)[ \t]*" + _QUOTED,
         0,
+    ),
+    pattern(  # the shell's default: ${DB_PASSWORD:-…}, ${DB_PASSWORD:=…}
+        "secret_assignment",
+        r"(?i)\$\{(?P<key>[\w]*" + _SECRET_WORD + r"\w{0,80}):[-=]([^\s}\"'$]{4,200})\}",
+        2,
     ),
     pattern("netrc", r"\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(\S+)", 1),  # ~/.netrc
     pattern(  # the signature of a pre-signed or SAS URL: the URL is a credential while it lasts
