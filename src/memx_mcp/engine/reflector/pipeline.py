@@ -297,7 +297,7 @@ class Reflector:
         first = masked[0].index if masked else start
         for n, w in enumerate(c.windows, 1):
             try:
-                lessons = read(w.text, n, len(c.windows), pending[-OPEN_LIMIT:])
+                lessons = read(w.text, n, len(c.windows), self._masked(pending[-OPEN_LIMIT:]))
             except RateLimited as exc:
                 report.deferred, report.retry_after = str(exc) or "rate limited", exc.retry_after
                 report.bullets.clear()
@@ -305,8 +305,6 @@ class Reflector:
             if lessons is None:
                 report.fallbacks += 1
                 self.keep_rules([x for x in candidates if w.first <= x.step <= w.last], report)
-            else:  # a model's answer goes into the next prompts (open lessons, consolidation): masked as any text
-                lessons = [replace(x, text=self.sanitizer.mask(x.text)) for x in lessons]
             pending = [p for p in pending if not any(set(p.steps) & set(x.steps) for x in lessons or ())]
             for lesson in lessons or ():
                 why = evidence_problem(lesson, by_index, first, w.last)
@@ -346,7 +344,8 @@ class Reflector:
             return kept
         shown = [self.sanitizer.mask(k) for k in list(known)[:KNOWN_LIMIT]]  # the store's bullets, as any text
         try:
-            decisions = consolidate(kept, shown, later) if later else consolidate(kept, shown)
+            told = self._masked(kept)
+            decisions = consolidate(told, shown, later) if later else consolidate(told, shown)
         except RateLimited:
             decisions = None
         if decisions is None:
@@ -375,6 +374,11 @@ class Reflector:
                 report.notes.append(f"a consolidated lesson was refused ({why}); its first draft was kept")
             out.append(lesson)
         return out
+
+    def _masked(self, lessons: Sequence[Lesson]) -> list[Lesson]:
+        """A model's lessons as the next prompt shows them (the open lessons of the next part, the
+        consolidation call): masked as any text; their evidence is checked on what the model wrote."""
+        return [replace(x, text=self.sanitizer.mask(x.text)) for x in lessons]
 
     def _add_lesson(self, lesson: Lesson, t: Transcript, report: ReflectReport) -> None:
         content = self.sanitizer.mask(lesson.text)

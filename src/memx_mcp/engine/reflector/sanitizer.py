@@ -268,7 +268,9 @@ def _distinctive(literal: str) -> bool:
 def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
     if match.re.groups >= 5:  # the main form: key, operator, then a value in one of four quotings
         unquoted = match.group(5) is not None
-        if match.string[max(0, match.start("key") - 2) : match.start("key")] == "${":
+        key_start, key_end = match.start("key"), match.end("key")
+        expansion = match.string[max(0, key_start - 2) : key_start] == "${"
+        if expansion and match.string[key_end : key_end + 2] in (":-", ":="):
             return False  # ${DB_PASSWORD:-default}: a shell expansion, its default read by a pattern of its own
         if unquoted and "(" in match.string[match.end(1) : match.start(5)]:
             return False  # f(password: …), usernamePassword(credentialsId: …): a name, not a literal
