@@ -17,6 +17,11 @@ script prints how many and why. False masks are judged on real text instead (`--
     python benchmarks/sanitizer.py --transcripts
     python benchmarks/sanitizer.py --code [--show N]
     python benchmarks/sanitizer.py --words
+    python benchmarks/sanitizer.py --model-view
+
+`--model-view` reads the five real sessions as the model modes do (``pipeline.seen_by_a_model``: every string
+of every step, tool inputs however nested, each value with its key) and prints every mask that makes beyond
+masking each text alone, to judge by hand.
 
 `--transcripts` masks the texts of the five real Claude Code sessions (benchmarks/data/transcripts) as the
 Reflector sees them (each step's text, tool input and result, with the secrets learned from the whole
@@ -308,6 +313,45 @@ def real_sessions(s: PrivacySanitizer) -> None:
     )
 
 
+def _leaves(value: object, where: str) -> list[tuple[str, object]]:
+    """Every string of a tool's input with where it lies (``edits[0].new_string``)."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(value, list | tuple):
+        return [leaf for i, v in enumerate(value) for leaf in _leaves(v, f"{where}[{i}]")]
+    return [(where, value)]
+
+
+def model_view(s: PrivacySanitizer) -> None:
+    """What the model modes read of the five real sessions (``pipeline.seen_by_a_model``: every string of every
+    step, tool inputs however nested, each value judged with its key): how many strings that is beside the
+    texts ``--transcripts`` masks, and every mask it makes that masking each of those texts alone does not
+    (printed, to judge by hand)."""
+    from memx_mcp.engine.reflector.readings.keeper import seen_by_a_model
+
+    strings = nested = extra = 0
+    for path in sorted(SESSIONS.glob("*-*-*-*-*.jsonl")):
+        transcript = parse_transcript(path.read_text(encoding="utf-8"))
+        learned = s.learning(transcript.text)
+        _, seen = seen_by_a_model(learned, transcript)
+        for raw, masked in zip(transcript.steps, seen.steps, strict=True):
+            pairs = [("text", raw.text, masked.text), ("result", raw.result, masked.result)]
+            walked = dict(_leaves(masked.tool_input, ""))
+            for where, value in _leaves(raw.tool_input, ""):
+                if isinstance(value, str):
+                    pairs.append((f"input.{where}", value, walked[where]))
+                    nested += "." in where or "[" in where
+            for where, text, out in pairs:
+                strings += bool(text)
+                if out != learned.mask(text):
+                    extra += 1
+                    print(f"{path.name[:8]} step {raw.index} {where}: {out[:200]!r}")
+    print(
+        f"model view of the five real sessions: {strings} strings, {nested} of them nested in a tool's input; "
+        f"masks beyond masking each text alone: {extra}"
+    )
+
+
 def cjk(s: PrivacySanitizer) -> None:
     """Secrets named in Chinese and Japanese phrasing (our sentences), and real CJK prose that holds none
     (every JSQuAD and CMRC 2018 paragraph and question)."""
@@ -396,6 +440,7 @@ def main() -> None:
     parser.add_argument("--transcripts", action="store_true")
     parser.add_argument("--code", action="store_true")
     parser.add_argument("--words", action="store_true")
+    parser.add_argument("--model-view", action="store_true", help="the five sessions as the model modes read them")
     parser.add_argument("--show", type=int, default=0, help="with --code: this many masked lines, at random")
     args = parser.parse_args()
     use_variant(args.variant)
@@ -404,6 +449,9 @@ def main() -> None:
         return
     if args.code:
         library_code(PrivacySanitizer(), args.show)
+        return
+    if args.model_view:
+        model_view(PrivacySanitizer())
         return
     if args.words:
         random_words()

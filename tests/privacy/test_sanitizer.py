@@ -352,3 +352,118 @@ LONG_TOKENS = ["a." * 50_000, "-key" * 25_000, "a-b." * 25_000, "a+" * 50_000, "
 def test_a_100k_character_token_is_sanitized_in_one_pass(text: str) -> None:
     learned = S.learning(text)
     assert learned.mask(text) == text
+
+
+# -- issue 31: shapes that reached a model or the store ------------------------------------------------------
+
+_DISCORD_17 = "OTM0NTM0MjIxOTU2ODM0MDk"  # base64 of a 17-digit id (23 characters)
+_DISCORD_20 = "MTIzNDU2Nzg5MDEyMzQ1Njc4OTA"  # base64 of a 20-digit id (27 characters)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # bare Discord bot tokens: the id part of any length, the signature old (27) or new (38)
+        (f"bot token {_DISCORD_17}.GxK3pQ.aB3dEf6hIjK1mN0pQrStUvWxYz_12345-abcd", "GxK3pQ.aB3dEf6h"),
+        (f"{_DISCORD_20}.X7Yk_w.Nq0uA9Zxd3eWpL5KtY8rJmH2vBc", "Nq0uA9Zxd3eWpL5"),
+        ("MTA5MzQ1MzQyMjE5NTY4MzQwOQ.GxK3pQ.aB3dEf6hIjK1mN0pQrStUvWxYz_12345-abc", "aB3dEf6hIjK1"),
+        # Docker Hub access tokens, bare and in prose
+        ("dckr_pat_2Yt8vVQx7kqZrN3m1ULfRz0sHbA", "2Yt8vVQx7kqZrN3m1ULfRz0sHbA"),
+        ("my docker token is dckr_pat_2Yt8vVQx7kqZrN3m1ULfRz0sHbA, use it", "2Yt8vVQx7kqZ"),
+        ("the Docker Hub PAT: dckr_pat_2Yt8vVQx7kqZrN3m1ULfRz0sHbA", "2Yt8vVQx7kqZ"),
+        ("echo dckr_oat_7awgM4jG5SQvxcvmNzhKj8PQjxo-Ab | docker login -u acme --password-stdin", "7awgM4jG5S"),
+        # password, secret and token defaults in code
+        ('    neo4j_password: str = "n30-graph-pw"', "n30-graph-pw"),
+        ('    neo4j_password: str = "neo4jpass"', "neo4jpass"),
+        ("const DB_PASSWORD: string = 'hunter2x';", "hunter2x"),
+        ('API_TOKEN: Final[str] = "tok-live-8842"', "tok-live-8842"),
+        ('neo4j_password: SecretStr = SecretStr("n30-graph-pw")', "n30-graph-pw"),
+        ('neo4j_password: str = Field(default="n30-graph-pw")', "n30-graph-pw"),
+        ("PASSWORD = 'letmein'", "letmein"),
+        ('db_pass="Summer2024"', "Summer2024"),
+        ('{"password": "s3cretValue", "user": "neo4j"}', "s3cretValue"),
+        ("neo4j:\n  password: graphsecret\n", "graphsecret"),
+        ("GraphDatabase.driver(uri, auth=basic_auth('neo4j', password='graphsecret'))", "graphsecret"),
+        ('os.getenv("NEO4J_PASSWORD", "neo4jpw")', "neo4jpw"),
+        ('os.environ.get("DB_PASSWORD") or "fallbackpw"', "fallbackpw"),
+        ("process.env.DB_PASSWORD || 'devpass123'", "devpass123"),
+        ("image: postgres\nenvironment:\n  - POSTGRES_PASSWORD=${POSTGRES_PASSWORD:-pgsecret}", "pgsecret"),
+        # in a thinking line, as a user pastes it
+        ("Thinking: the password is hunter2 so I can log in as admin", "hunter2"),
+        ("here is my token, please use it: ghp_" + "Zq8f" * 9, "Zq8f" * 9),
+        # other shapes current tools know
+        ("110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw", "AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw"),  # Telegram
+        ("machine api.example.com login bob password hunter2", "hunter2"),  # ~/.netrc
+        (
+            "GET https://a.blob.core.windows.net/c/f?sv=2020-08-04&sig=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA%3D&se=1",
+            "Zm9vYmFy",
+        ),
+        ("GROQ gsk_" + "a1B2c3D4" * 6 + "e5F6", "a1B2c3D4"),
+        ("GOCSPX-" + "k2Jd8_wQ-p3ZrT7yLm4NvXc9sB1a", "k2Jd8_wQ"),
+        ("lsv2_pt_" + "0123456789abcdef" * 2 + "_0a1b2c3d4e", "0123456789abcdef"),
+    ],
+)
+def test_issue_31_shapes_are_masked(text: str, secret: str) -> None:
+    masked = S.mask(text)
+    assert secret not in masked
+    assert "[REDACTED:" in masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password: str = ""',
+        "password=None",
+        "def connect(password: str | None = None) -> Driver:",
+        "password=os.environ['DB_PASSWORD']",
+        'neo4j_password: str = os.environ["NEO4J_PASSWORD"]',
+        'password: str = "<your-password>"',
+        'password = "<your-password>"',
+        'token_type: str = "bearer"',
+        'password_field: str = "password"',
+        'token_endpoint: str = "/oauth/token"',
+        "self.token_store: TokenStore = TokenStore()",
+        "PASSWORD_MIN_LENGTH: int = 8",
+        "sort_key: str = 'created_at'",
+        "${POSTGRES_PASSWORD:-${FALLBACK}}",
+        "password = os.environ.get('PW') or None",
+        '# (e.g. "a/../../etc/passwd" or "a/../file.txt") is not caught by a prefix check',  # huggingface_hub
+        "MZ1yGvKTj0rY0cV8i47CjAa.uHQPq.Xb1Mk2nEhe-4icrGOuegj57zMC",  # not a Discord token's shape
+        "MTAyOTQ4MTN5OTU5MTDwMEcxNg0.GSwJyi.sbaw8msOR3Wi6vPUzeIWy_P0vJbB0UuRVjH8l8",  # its id part is no id
+        "com.example.NotificationServiceFactory.create.buildNotificationChannelsForUser",
+        "http://assets.example.com/media/video_box.ico-7a388b69018576d24b59331fd60aab0c.png",
+        "dckr_pat_xxxxxxxxxxxxxxxxxxxxxxxxxxx",  # a placeholder in the shape
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b and 123e4567-e89b-12d3-a456-426614174000",
+    ],
+)
+def test_issue_31_near_misses_stay(text: str) -> None:
+    assert S.mask(text) == text
+
+
+def test_every_string_of_a_nested_value_is_masked_and_the_rest_kept() -> None:
+    value = {
+        "command": "docker login -u acme --password-stdin",
+        "env": {"DB_PASSWORD": "hunter2x", "PORT": 5432, "DEBUG": True, "NAME": None},
+        "edits": [{"old_string": "x", "new_string": 'neo4j_password: str = "n30-graph-pw"'}],
+        "args": ("--token", "dckr_pat_2Yt8vVQx7kqZrN3m1ULfRz0sHbA"),
+        "passwords": ["Tr0ub4dor&3"],
+        "password": "",
+        "token": "${TOKEN}",
+        "auth": "none",
+    }
+    masked = S.mask_value(value)
+    flat = json.dumps(masked)
+    for secret in ("hunter2x", "n30-graph-pw", "dckr_pat_2Yt8", "Tr0ub4dor&3"):
+        assert secret not in flat
+    assert masked["env"]["PORT"] == 5432 and masked["env"]["DEBUG"] is True and masked["env"]["NAME"] is None
+    assert masked["command"] == value["command"]
+    assert isinstance(masked["args"], tuple) and masked["args"][0] == "--token"
+    assert (masked["password"], masked["token"], masked["auth"]) == ("", "${TOKEN}", "none")
+    assert value["env"]["DB_PASSWORD"] == "hunter2x"  # the input is not changed
+
+
+def test_a_secret_found_in_a_nested_value_is_masked_wherever_else_it_is_written() -> None:
+    learned = S.learning("", [{"env": {"NEO4J_AUTH_SECRET": "Gr4ph-S3cret-42"}}])
+    assert learned.mask("then I ran cypher-shell -p Gr4ph-S3cret-42") == (
+        "then I ran cypher-shell -p [REDACTED:secret_assignment]"
+    )

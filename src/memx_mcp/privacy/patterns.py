@@ -39,7 +39,12 @@ _CJK_SECRET_WORD = (
 _ZH_COPULA = r"(?:[我你他她们已经都也就]{0,3})(?:是|为|為|(?:改|设|设置|换|变|重置)(?:成|为)了?)"  # 密码我设成了 …
 JA_PARTICLE = r"は|が|を|[ \t]"  # パスワードは …, パスワード K8s-… (a value after a space alone)
 _CJK_VALUE = r"[「『\"'“‘`]?([!#-&(-~]{4,200}?)(?=[」』\"'”’`]|[.,;。，、；！？)]?(?:\s|$|[^\x00-\x7f]))"
+_QUOTED = r"""\\*(?:"([^"\\\n]{4,200})\\*"|'([^'\\\n]{4,200})\\*')"""  # "…" or '…', escaped in JSON or not
 _OPERATOR = r"(?:::?:?=|\?=|:=|=>|!==?|===?|=|:|[\"'][ \t]*,)"
+
+# A Discord id (17 to 21 decimal digits) in base64: each three digits are four characters of these classes,
+# and one or two digits left over end it in two or three; a random token almost never reads so.
+_DISCORD_ID = r"[MNO](?:[DTjz][AEIMQUYcgk][w-z0-5][MNO]){5,6}(?:[DTjz][AEIMQUYcgk][w-z0-5]|[DTjz][AEIMQUYcgk]|[AQgw])"
 
 # Provider tokens with a recognisable prefix (from the providers' documented formats).
 _PREFIXED = "|".join(
@@ -58,7 +63,44 @@ _PREFIXED = "|".join(
         r"xoxe-\d{10,}-\d+-\d+-[a-f0-9]+",
         r"sq0(?:atp|csp)-[\w-]{22,}",
         r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}",  # Stripe (pk_ keys are public by design)
-        r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",  # Discord bot tokens (base64 of a numeric id first)
+        # Discord bot tokens (base64 of a numeric id first; a digit in it, unlike a dotted Java name)
+        r"[MNO](?=[\w-]{0,24}\d)[\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}",
+        _DISCORD_ID + r"\.[\w-]{6}\.[\w-]{25,45}",  # the same, any id length and either signature length
+        r"dckr_(?:pat|oat)_[\w-]{20,}",  # Docker Hub personal and organisation access tokens
+        r"\d{8,10}:AA[\w-]{33}",  # Telegram bot tokens
+        r"gsk_[A-Za-z0-9]{52}",  # Groq
+        r"r8_[A-Za-z0-9]{37}",  # Replicate
+        r"xai-[A-Za-z0-9]{80}",  # xAI
+        r"GOCSPX-[\w-]{28}",  # Google OAuth client secrets
+        r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}",  # LangSmith
+        r"sbp_[a-f0-9]{40}",  # Supabase
+        r"tskey-(?:auth|api|client|scim|webhook)-[\w-]{16,}",  # Tailscale
+        r"nfp_[A-Za-z0-9]{36}",  # Netlify
+        r"figd_[\w-]{40,}",  # Figma
+        r"bkua_[a-f0-9]{40}",  # Buildkite
+        r"CCIPAT_\w{20,}",  # CircleCI
+        r"pcsk_\w{5,}_\w{40,}",  # Pinecone
+        r"whsec_[A-Za-z0-9+/=]{32,}",  # Stripe (and Svix) webhook signing secrets
+        r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}",  # Resend
+        r"secret_[A-Za-z0-9]{43}",  # Notion internal integrations (before ntn_)
+        r"NRAK-[A-Z0-9]{27}",  # New Relic user keys
+        r"pul-[a-f0-9]{40}",  # Pulumi
+        r"pscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}",  # PlanetScale
+        r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",  # Brevo (Sendinblue)
+        r"shippo_(?:live|test)_[a-f0-9]{40}",
+        r"duffel_(?:test|live)_[\w=-]{43}",
+        r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",  # Dynatrace
+        r"EZ[AT]K[A-Za-z0-9]{54}",  # EasyPost
+        r"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X",  # Flutterwave secret keys
+        r"fio-u-[\w=-]{64}",  # Frame.io
+        r"pat\.[\w-]{22}\.[0-9a-f]{24}\.\w{20}",  # Harness
+        r"[a-z0-9]{14}\.atlasv1\.[\w=-]{60,70}",  # Terraform Cloud
+        r"(?<!\.)ico-[A-Za-z0-9]{32}",  # Infracost (not favicon.ico-<hash>.png)
+        r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}",  # SettleMint
+        r"tfp_[\w.=-]{59}",  # Typeform
+        r"dnkey-[\w=-]{26}-[\w=-]{52}",  # Defined Networking
+        r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",  # Airtable personal access tokens
+        r"sk\.eyJ[\w-]{50,}\.[\w-]{20,}",  # Mapbox secret tokens (pk. ones are public)
         r"[a-f0-9]{32}-us\d{1,2}",  # Mailchimp
         r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",  # 1Password
         r"sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}",  # Sourcegraph
@@ -178,6 +220,29 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         "secret_assignment",
         r"(?i)(?<![\w.-])(?P<key>password|passwd|passphrase|secrete?|requirepass|masterauth)[ \t]+\"([^\"\n]{4,200})\"",
         2,
+    ),
+    pattern(  # a default in code: neo4j_password: str = "…", const TOKEN: string = '…', x: SecretStr = SecretStr("…")
+        "secret_assignment",
+        r"(?i)" + _RUN_START + r"(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]{0,80})[ \t]*:[ \t]*"
+        r"[\w.&'<>\[\]|, \t]{1,60}?[ \t]*=[ \t]*(?:[\w.]+\((?:default[ \t]*=[ \t]*)?)?" + _QUOTED,
+        0,
+    ),
+    pattern(  # a default after a read from the environment: getenv("DB_PASSWORD") or "…", env.TOKEN || '…'
+        "secret_assignment",
+        r"(?i)(?:getenv\(|environ\.get\(|environ\[|\benv\.|\benv\[)[ \t]*[\"']?"
+        r"(?P<key>[\w.\-]*" + _SECRET_WORD + r"[\w-]{0,80})[\\\"'\])]*[ \t]*(?:\bor\b|\|\||\?\?)[ \t]*" + _QUOTED,
+        0,
+    ),
+    pattern(  # the shell's default: ${DB_PASSWORD:-…}, ${DB_PASSWORD:=…}
+        "secret_assignment",
+        r"(?i)\$\{(?P<key>[\w]*" + _SECRET_WORD + r"\w{0,80}):[-=]([^\s}\"'$]{4,200})\}",
+        2,
+    ),
+    pattern("netrc", r"\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(\S+)", 1),  # ~/.netrc
+    pattern(  # the signature of a pre-signed or SAS URL: the URL is a credential while it lasts
+        "url_signature",
+        r"(?i)[?&](?:sig|x-amz-signature|x-goog-signature|x-amz-security-token)=([\w%+/=.-]{20,})",
+        1,
     ),
     pattern(
         "secret_phrase",

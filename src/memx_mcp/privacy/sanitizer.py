@@ -9,13 +9,16 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar, cast
 
 from ..text.tokenize import CAMEL_PARTS
 from .patterns import BUILTIN_PATTERNS, IPV4, JA_PARTICLE, Pattern, pattern
 from .shapes import entropy, looks_placeholder, luhn_ok, made_of_words, random_looking
 
 __all__ = ["BUILTIN_PATTERNS", "Pattern", "PrivacySanitizer"]
+
+T = TypeVar("T")
 
 _NOT_USERS = frozenset({"shared", "public", "default", "all users", "runner", "user", "username", "you", "me"})
 _NOT_EMAIL_LOCALS = frozenset({"git", "noreply"})
@@ -265,6 +268,10 @@ def _distinctive(literal: str) -> bool:
 def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
     if match.re.groups >= 5:  # the main form: key, operator, then a value in one of four quotings
         unquoted = match.group(5) is not None
+        key_start, key_end = match.start("key"), match.end("key")
+        expansion = match.string[max(0, key_start - 2) : key_start] == "${"
+        if expansion and match.string[key_end : key_end + 2] in (":-", ":="):
+            return False  # ${DB_PASSWORD:-default}: a shell expansion, its default read by a pattern of its own
         if unquoted and "(" in match.string[match.end(1) : match.start(5)]:
             return False  # f(password: …), usernamePassword(credentialsId: …): a name, not a literal
         if match.group(4) is not None and re.search(r"\s", value):
@@ -280,6 +287,18 @@ def _assignment_match_is_secret(match: re.Match[str], value: str) -> bool:
     if len(value) < 8 and not re.search(r"[^\W_]", value):
         return False  # secret_key_base:"}]}, in a raw JSON line: the string ended, what follows is JSON
     return _assignment_is_secret(match.group("key"), value)
+
+
+_CONSTANT = re.compile(r"(?i)true|false|null|nil|none|undefined|yes|no|on|off|\d+")
+
+
+def _value_under_key_is_secret(key: str, value: str) -> bool:
+    """A string a structure holds under ``key`` (a tool input's ``{"password": "…"}``): a literal, so no
+    code to tell apart, judged as ``key = "…"`` is."""
+    core = value.strip()
+    if len(core) < 4 or "\n" in core or len(core) > 200 or _CONSTANT.fullmatch(core) or looks_placeholder(core):
+        return False
+    return not _names_itself(key, core) and _assignment_is_secret(key, core)
 
 
 def _names_itself(key: str, value: str) -> bool:
@@ -411,14 +430,42 @@ class PrivacySanitizer:
             (_every_form(literal), kind) for literal, kind in sorted(self.known.items(), key=lambda lk: -len(lk[0]))
         ]
 
-    def learning(self, text: str) -> PrivacySanitizer:
+    def learning(self, text: str, values: Iterable[object] = ()) -> PrivacySanitizer:
         """A sanitizer that also masks, anywhere, each secret found somewhere in ``text`` (a whole
-        transcript): the copy lives as long as one reflection and is never stored."""
+        transcript) or in ``values`` (structured data such as tool inputs, read as ``mask_value`` reads
+        them): the copy lives as long as one reflection and is never stored."""
         found: dict[str, str] = dict(self.known)
         self.sanitize(text, found)
         for decoded in _json_strings(text):  # JSON lines (a raw transcript): their strings as they read
             self.sanitize(decoded, found)
+        for value in values:
+            self._walk(value, "", found)
         return PrivacySanitizer(self._extra, found)
+
+    def mask_value(self, value: T) -> T:
+        """``value`` with every string in it masked, however deep it lies (dicts, lists, tuples: a tool's
+        input). A string under a key is also judged with its key, as ``key = "…"`` would be in code
+        (``{"env": {"DB_PASSWORD": "hunter2"}}``); keys are masked as text of their own; numbers, booleans
+        and None come back as they were."""
+        return cast(T, self._walk(value, "", None))
+
+    def _walk(self, value: object, key: str, learn: dict[str, str] | None) -> object:
+        if isinstance(value, str):
+            masked = self.sanitize(value, learn)[0]
+            if masked == value and key and _value_under_key_is_secret(key, value):
+                if learn is not None and _distinctive(value):
+                    learn[value] = "secret_assignment"
+                return "[REDACTED:secret_assignment]"
+            return masked
+        if isinstance(value, Mapping):
+            return {
+                (self.sanitize(k, learn)[0] if isinstance(k, str) else k): self._walk(v, str(k), learn)
+                for k, v in value.items()
+            }
+        if isinstance(value, list | tuple):
+            one = key[:-1] if key.endswith("s") and not key.endswith("ss") else key  # "passwords": [...]
+            return type(value)(self._walk(v, one, learn) for v in value)
+        return value
 
     def sanitize(self, text: str, learn: dict[str, str] | None = None) -> tuple[str, dict[str, int]]:
         """The masked text and how many of each kind were masked."""

@@ -11,6 +11,7 @@ from dataclasses import replace
 from ...privacy import PrivacySanitizer
 from .quarantine import held
 from .readings import registry
+from .readings.keeper import seen_by_a_model
 from .readings.model import Refiner
 from .readings.report import Distilled, Progress, ReflectReport
 from .rules.detect import detect
@@ -59,12 +60,13 @@ class Reflector:
         if reading.needs_model and self.refiner is None:
             reading = registry.mode(registry.WITHOUT_A_MODEL)
         report = ReflectReport(mode=reading.name, steps=len(t.steps))
-        candidates = detect(t, start_step)
+        # a model reads nothing but the masked transcript, through a sanitizer that learned the session's
+        # secrets; the rules mask each bullet as it is kept
+        sanitizer, seen = (self.sanitizer, t) if not reading.needs_model else seen_by_a_model(self.sanitizer, t)
+        candidates = detect(seen, start_step)
         report.candidates = len(candidates)
-        keeper = reading.load()(
-            self.sanitizer, self.refiner, self.min_score, self.writes, self.window_chars, self.floor
-        )
-        keeper.read(t, start_step, candidates, report, known, progress)
+        keeper = reading.load()(sanitizer, self.refiner, self.min_score, self.writes, self.window_chars, self.floor)
+        keeper.read(seen, start_step, candidates, report, known, progress)
         report.bullets = _stamped(report.bullets, t)
         self._count_llm(report)
         return report

@@ -35,9 +35,18 @@ FLOOR_KEEPS = ("ErrorFixRule:env:", "PreferenceRule:")
 
 
 def mask_step(sanitizer: PrivacySanitizer, s: Step) -> Step:
-    """The step with every text a model could see (and a lesson could quote) masked."""
-    inputs = {k: sanitizer.mask(v) if isinstance(v, str) else v for k, v in s.tool_input.items()}
-    return replace(s, text=sanitizer.mask(s.text), result=sanitizer.mask(s.result), tool_input=inputs)
+    """The step with every string in it masked (what the user or the assistant wrote, thinking included,
+    the tool's input however deeply nested, its output): what a model could see and a lesson could quote."""
+    return replace(
+        s, text=sanitizer.mask(s.text), result=sanitizer.mask(s.result), tool_input=sanitizer.mask_value(s.tool_input)
+    )
+
+
+def seen_by_a_model(sanitizer: PrivacySanitizer, t: Transcript) -> tuple[PrivacySanitizer, Transcript]:
+    """The one way into every prompt: the transcript with every step masked, and the sanitizer that also
+    knows each secret found in the steps' structured inputs (masked wherever else the session repeats it)."""
+    learned = sanitizer.learning("", [s.tool_input for s in t.steps if s.tool_input])
+    return learned, replace(t, steps=tuple(mask_step(learned, s) for s in t.steps))
 
 
 class Keeper:

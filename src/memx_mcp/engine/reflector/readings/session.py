@@ -11,7 +11,7 @@ from ....domain.errors import RateLimited
 from ..rules.structural import Candidate
 from ..transcripts.transcript import Step, Transcript
 from .condense import condense, max_windows_for
-from .keeper import Keeper, mask_step
+from .keeper import Keeper
 from .report import Dropped, Progress, ReflectReport
 from .session_reading import Lesson, changed_later, evidence_problem, later_changes
 
@@ -40,7 +40,7 @@ class SessionReading(Keeper):
         call fails gets the rules' view of its steps; a rate limit leaves the whole session for later."""
         assert self.refiner is not None
         read = self.refiner.lessons
-        masked = [mask_step(self.sanitizer, s) for s in t.steps[start:]]
+        masked = list(t.steps[start:])  # masked already (keeper.seen_by_a_model)
         by_index = {s.index: s for s in masked}
         raw = sum(len(x) for s in masked for x in s.texts)
         c = condense(masked, lambda x: x, self.window_chars, max_windows_for(raw))
@@ -50,7 +50,7 @@ class SessionReading(Keeper):
         first = masked[0].index if masked else start
         for n, w in enumerate(c.windows, 1):
             try:
-                lessons = read(w.text, n, len(c.windows), pending[-OPEN_LIMIT:])
+                lessons = read(w.text, n, len(c.windows), self._masked(pending[-OPEN_LIMIT:]))
             except RateLimited as exc:
                 report.deferred, report.retry_after = str(exc) or "rate limited", exc.retry_after
                 report.bullets.clear()
@@ -78,6 +78,11 @@ class SessionReading(Keeper):
                 continue
             self._add_lesson(lesson, t, report)
 
+    def _masked(self, lessons: Sequence[Lesson]) -> list[Lesson]:
+        """A model's lessons as the next prompt shows them (the open lessons of the next part, the
+        consolidation call): masked as any text; their evidence is checked on what the model wrote."""
+        return [replace(x, text=self.sanitizer.mask(x.text)) for x in lessons]
+
     def _consolidated(
         self,
         kept: list[Lesson],
@@ -96,12 +101,10 @@ class SessionReading(Keeper):
         consolidate = self.refiner.consolidate
         if not kept or (windows == 1 and not known and len(kept) == 1 and not later):
             return kept
+        shown = [self.sanitizer.mask(k) for k in list(known)[:KNOWN_LIMIT]]  # the store's bullets, as any text
         try:
-            decisions = (
-                consolidate(kept, list(known)[:KNOWN_LIMIT], later)
-                if later
-                else consolidate(kept, list(known)[:KNOWN_LIMIT])
-            )
+            told = self._masked(kept)
+            decisions = consolidate(told, shown, later) if later else consolidate(told, shown)
         except RateLimited:
             decisions = None
         if decisions is None:
