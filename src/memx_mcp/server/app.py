@@ -21,7 +21,8 @@ import anyio.lowlevel
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from .. import __version__
 from ..config import Settings, load_settings, reflector_modes
@@ -85,6 +86,15 @@ def _result(model: M, text: Callable[[M], str]) -> CallToolResult:
         content=[TextContent(type="text", text=text(render.printable(model)))],
         structured_content=model.model_dump(mode="json"),
     )
+
+
+def registered_mode(value: str | None) -> str | None:
+    """A reflector mode the registry knows (the schema's enum, checked as pydantic checks a Literal)."""
+    modes = reflector_modes()
+    if value is not None and value not in modes:
+        expected = ", ".join(map(repr, modes[:-1])) + f" or {modes[-1]!r}"
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+    return value
 
 
 def plain_errors(tool: str, error: ValidationError) -> str:
@@ -317,6 +327,7 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
         ] = None,
         mode: Annotated[
             str | None,
+            AfterValidator(registered_mode),
             Field(  # the registered reading modes, read when the tool is built
                 description="default auto: the model memx finds reads the whole session, else rules",
                 json_schema_extra={"enum": [*reflector_modes(), None]},

@@ -1,8 +1,9 @@
 """Reading modes are registered once (readings/registry.py): adding one is its module plus its registration,
-and every list of modes (the settings, the CLI's --mode, `memx doctor`, the hooks) takes it from there."""
+and every list of modes (the settings, the CLI's --mode, the MCP tool, `memx doctor`) takes it from there."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from memx_mcp.engine.reflector.readings.report import Progress, ReflectReport
 from memx_mcp.engine.reflector.rules.structural import Candidate
 from memx_mcp.engine.reflector.transcripts.transcript import Transcript
 from memx_mcp.memory import Memory
+from memx_mcp.server.app import build_server
 from memx_mcp.usecases.reflect import read_transcript, reflect
 
 SESSION = (
@@ -72,6 +74,9 @@ def test_every_list_of_modes_takes_the_registered_one(asked_mode: registry.Readi
     assert args.mode == "asked"
     check = _reflector(settings)  # doctor says what it does, and that nothing is sent anywhere
     assert "keeps what the person asked for" in check.detail and "nothing is sent" in check.detail
+    tools = asyncio.run(build_server(settings).list_tools())  # the MCP reflect tool's schema
+    mode = next(t for t in tools if t.name == "reflect").input_schema["properties"]["mode"]
+    assert "asked" in mode["enum"] and "session" in mode["enum"]
 
 
 def test_an_unregistered_mode_is_refused_everywhere_with_the_list(tmp_path: Path) -> None:
