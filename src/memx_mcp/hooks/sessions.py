@@ -80,6 +80,6 @@ def reflect_now(settings: Settings, session: QueuedSession, log: logging.Logger)
         result.scope,
         time.monotonic() - started,
         f" (deferred: {report.deferred})" if report.deferred else "",
-        "".join(f"; note: {n}" for n in report.notes if "model call failed" in n),
+        "".join(f"; note: {n}" for n in report.notes if "could not be made" in n),
     )
     return report.deferred, report.retry_after
