@@ -16,9 +16,9 @@ from pathlib import Path
 from ..config import CHILD_MARKER, Settings
 from .queue import QueuedSession
 
-# the largest transcript the rules read inside the hook: about a second of their work (49 MB took 134 s);
-# a larger one goes to the detached worker
-INLINE_RULES_BYTES = 1_000_000
+# the largest transcript the rules read inside the hook: about a second of their work (they read 0.25-0.4 MB
+# a second; 49 MB took 134 s); a larger one goes to the detached worker
+INLINE_RULES_BYTES = 256 * 1024
 
 
 def is_child() -> bool:
@@ -45,7 +45,7 @@ def reflect_session(settings: Settings, session: QueuedSession, log: logging.Log
             if queue.missed(settings):  # sessions earlier hooks could not queue: the worker picks them up
                 queue.start_worker(settings)
             return
-    why = "a model reads it" if model else f"{size // 1_000_000} MB is too long to read inside the hook"
+    why = "a model reads it" if model else f"{size // 1024} KB is too long to read inside the hook"
     if queue.enqueue(settings, session):
         log.info("%s session=%s queued for the detached worker (%s)", session.event, session.short, why)
     else:
