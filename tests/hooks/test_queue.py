@@ -196,7 +196,7 @@ def test_a_session_that_cannot_be_queued_on_a_full_disk_is_picked_up_by_the_next
 
         def reflect(s: Settings, session: QueuedSession, log: logging.Logger) -> tuple[str, float]:
             read.append(session.transcript.stem)
-            assert session.key == f"session:{session.transcript.stem}" and session.cwd == str(tmp_path)
+            assert session.key == f"session:{session.transcript.stem}" and session.cwd == str(tmp_path)  # all kept
             return "", 0.0
 
         assert queue.work(settings, LOG, reflect) == 2 and sorted(read) == ["a", "b"]
@@ -204,8 +204,8 @@ def test_a_session_that_cannot_be_queued_on_a_full_disk_is_picked_up_by_the_next
 
 def test_a_marked_session_is_picked_up_by_the_next_worker_run(tmp_path: Path) -> None:
     settings = Settings(home=tmp_path / "home", llm_backend="none")
-    long_folder = tmp_path / ("a-long-folder-name-" * 12)
-    long_folder.mkdir()
+    long_folder = tmp_path / os.urandom(100).hex() / os.urandom(100).hex()  # 400 characters zlib cannot shorten
+    long_folder.mkdir(parents=True)
     (a,) = transcripts(long_folder, "a")
     folder = queue.queue_folder(settings)
     folder.mkdir(parents=True)

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 import uuid
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -157,14 +158,17 @@ def _mark_missed(folder: Path, session: QueuedSession) -> None:
 
 
 def _encode(fields: list[str | None]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(fields).encode("utf-8")).decode("ascii").rstrip("=")
+    """``fields`` as a file name: compressed (the transcript's path and the folder share most of their
+    length), in the URL-safe base64 alphabet."""
+    packed = zlib.compress(json.dumps(fields).encode("utf-8"), 9)
+    return base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
 
 
 def _decode_marker(marker: Path) -> QueuedSession:
     raw = marker.name[1:]
     try:
-        fields = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-    except (binascii.Error, ValueError) as exc:
+        fields = json.loads(zlib.decompress(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4))))
+    except (binascii.Error, ValueError, zlib.error) as exc:
         raise ValueError(f"not a marker: {exc}") from exc
     if marker.name.startswith("l"):
         fields = [*fields[:2], os.readlink(marker)]
