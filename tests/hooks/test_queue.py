@@ -11,14 +11,19 @@ import json
 import logging
 import os
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from memx_mcp.config import Settings
 from memx_mcp.hooks import queue
+from memx_mcp.hooks.logs import logger
 from memx_mcp.hooks.queue import QueuedSession
+from memx_mcp.hooks.sessions import reflect_now, reflect_session
+
+from . import sessions
 
 LOG = logging.getLogger("test")
 
@@ -159,17 +164,19 @@ def test_a_job_a_worker_died_reading_is_put_back_and_read(tmp_path: Path) -> Non
 
 
 @contextlib.contextmanager
-def full_disk(folder: Path) -> Iterator[Path]:
-    """``folder`` on a real file system with no space left: a 256 KiB tmpfs, filled up. Mounting one needs
-    root (CI runs as root; elsewhere the test is skipped). Yields the filler, whose removal frees the space."""
+def full_disk(folder: Path, size: str = "256k", before: Callable[[], object] = lambda: None) -> Iterator[Path]:
+    """``folder`` on a real file system with no space left: a small tmpfs, filled up (after ``before`` ran on
+    it). Mounting one needs root (CI runs as root; elsewhere the test is skipped). Yields the filler, whose
+    removal frees the space."""
     folder.mkdir(parents=True)
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
-    mount = ["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(folder)]
+    mount = ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)]
     if subprocess.run(mount, capture_output=True, check=False).returncode != 0:
         pytest.skip("no tmpfs can be mounted here")
     try:
         (folder / "home" / "queue").mkdir(parents=True)
+        before()
         filler = folder / "filler"
         with filler.open("wb", buffering=0) as f, contextlib.suppress(OSError):
             while True:
@@ -220,3 +227,25 @@ def test_a_marked_session_is_picked_up_by_the_next_worker_run(tmp_path: Path) ->
         return "", 0.0
 
     assert queue.work(settings, LOG, reflect) == 1 and read == [a] and queue.missed(settings) == []
+
+
+def test_a_rules_reading_that_cannot_be_stored_on_a_full_disk_is_read_by_the_next_worker_run(tmp_path: Path) -> None:
+    from memx_mcp.compose import open_memory
+
+    settings = Settings(home=tmp_path / "disk" / "home", llm_backend="none", rules_floor="all")
+    transcript = sessions.write(tmp_path / "c-9.jsonl", sessions.claude_code("c-9", str(tmp_path)))
+    session = QueuedSession("SessionEnd", transcript, "session:c-9", str(tmp_path))
+
+    def store() -> list[str]:
+        return [b.content for b in open_memory(settings, cwd=tmp_path, preload=False).store.all_bullets()]
+
+    with full_disk(tmp_path / "disk", "64m", before=store) as filler:  # the store exists, then the disk fills
+        reflect_session(settings, session, logger(settings))  # the rules cannot store: no exception, a marker
+        assert len(queue.missed(settings)) == 1 and jobs(settings) == []
+        filler.unlink()
+        deadline = time.monotonic() + 120
+        while not store() and time.monotonic() < deadline:  # this worker run, or the one the hook started
+            queue.work(settings, logger(settings), reflect_now)
+            time.sleep(0.2)
+        assert [b for b in store() if sessions.BULLET in b], (settings.home / "logs" / "hook.log").read_text()
+        assert queue.missed(settings) == [] and jobs(settings) == []

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from ..config import CHILD_MARKER, Settings
+from ..domain.errors import DiskFullError
 from .queue import QueuedSession
 
 # the largest transcript the rules read inside the hook: about a second of their work (they read 0.25-0.4 MB
@@ -39,7 +40,7 @@ def reflect_session(settings: Settings, session: QueuedSession, log: logging.Log
     if not model and size <= INLINE_RULES_BYTES:
         try:
             reflect_now(settings, session, log)
-        except OSError as exc:  # a full disk: the worker reads it once the session can be stored
+        except (OSError, DiskFullError) as exc:  # a full disk: the worker reads it once it can be stored
             log.warning("%s session=%s not stored (%s): queued for the worker", session.event, session.short, exc)
         else:
             if queue.missed(settings):  # sessions earlier hooks could not queue: the worker picks them up
