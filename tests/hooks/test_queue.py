@@ -249,3 +249,22 @@ def test_a_rules_reading_that_cannot_be_stored_on_a_full_disk_is_read_by_the_nex
             time.sleep(0.2)
         assert [b for b in store() if sessions.BULLET in b], (settings.home / "logs" / "hook.log").read_text()
         assert queue.missed(settings) == [] and jobs(settings) == []
+
+
+def test_a_full_disk_while_the_worker_reads_is_no_failure_and_the_session_waits(tmp_path: Path) -> None:
+    from memx_mcp.domain.errors import DiskFullError
+
+    settings = Settings(home=tmp_path / "home", llm_backend="none")
+    a, b = transcripts(tmp_path, "a", "b")
+    for path in (a, b):
+        queue.enqueue(settings, ended(path))
+    asked: list[str] = []
+
+    def full(s: Settings, session: QueuedSession, log: logging.Logger) -> tuple[str, float]:
+        asked.append(session.transcript.stem)
+        raise DiskFullError("the disk is full (no space left on device)")
+
+    for run in range(4):  # more runs than MAX_ATTEMPTS: a full disk never drops a session
+        assert queue.work(settings, LOG, full, now=1000.0 + run * queue.FIRST_BACKOFF) == 0
+    assert len(asked) == 4  # one asked a run: the run stops on a full disk
+    assert sorted((j["path"], j["attempts"]) for j in jobs(settings)) == [(str(a), 0), (str(b), 0)]

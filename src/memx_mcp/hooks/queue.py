@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import json
 import logging
@@ -38,10 +39,12 @@ import uuid
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from errno import EDQUOT, ENOSPC
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..domain.errors import DiskFullError
 from ..files import atomic_write
 
 MAX_ATTEMPTS = 3
@@ -260,9 +263,11 @@ def _jobs(folder: Path, log: logging.Logger) -> list[tuple[Path, Job]]:
 
 def _put_back(claimed: Path, job: Job) -> None:
     """Return a claimed job to the queue; where the session was queued again meanwhile, the newer job stays
-    and takes the later due time and the count of failures."""
+    and takes the later due time and the count of failures. On a full disk the job goes back as it was
+    claimed (a link needs no data block), or stays claimed for the next worker run to put back."""
     target = claimed.with_suffix(".json")
-    atomic_write(claimed, job.dumps())
+    with contextlib.suppress(OSError):
+        atomic_write(claimed, job.dumps())
     try:
         os.link(claimed, target)  # fails where a newer job is there: never overwrite it
     except FileExistsError:
@@ -272,7 +277,10 @@ def _put_back(claimed: Path, job: Job) -> None:
             newer = None
         if newer is not None:
             later = replace(newer, due=max(newer.due, job.due), attempts=max(newer.attempts, job.attempts))
-            atomic_write(target, later.dumps())
+            with contextlib.suppress(OSError):
+                atomic_write(target, later.dumps())
+    except OSError:
+        return
     claimed.unlink(missing_ok=True)
 
 
@@ -352,6 +360,10 @@ def _work(settings: Settings, log: logging.Logger, reflect: Reflect, now: float,
         try:
             deferred, retry_after = reflect(settings, session, log)
         except Exception as exc:
+            if isinstance(exc, DiskFullError) or (isinstance(exc, OSError) and exc.errno in (ENOSPC, EDQUOT)):
+                _put_back(claimed, replace(job, due=now + FIRST_BACKOFF))  # not its failure: nothing can be stored
+                log.warning("disk full (%s): session %s left queued; no more read this run", exc, session.short)
+                return done, True
             failed = replace(job, attempts=job.attempts + 1)
             if failed.attempts >= MAX_ATTEMPTS:
                 log.warning("queued session %s dropped after %d failures: %s", session.short, failed.attempts, exc)
