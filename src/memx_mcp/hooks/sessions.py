@@ -37,16 +37,16 @@ def reflect_session(settings: Settings, session: QueuedSession, log: logging.Log
 
     model = settings.hook_reflector_mode != "rules" and settings.llm_backend != "none"
     size = session.transcript.stat().st_size
+    why = "a model reads it" if model else f"{size // 1024} KB is too long to read inside the hook"
     if not model and size <= INLINE_RULES_BYTES:
         try:
             reflect_now(settings, session, log)
         except (OSError, DiskFullError) as exc:  # a full disk: the worker reads it once it can be stored
-            log.warning("%s session=%s not stored (%s): queued for the worker", session.event, session.short, exc)
+            why = f"not stored: {exc}"
         else:
             if queue.missed(settings):  # sessions earlier hooks could not queue: the worker picks them up
                 queue.start_worker(settings)
             return
-    why = "a model reads it" if model else f"{size // 1024} KB is too long to read inside the hook"
     if queue.enqueue(settings, session):
         log.info("%s session=%s queued for the detached worker (%s)", session.event, session.short, why)
     else:
