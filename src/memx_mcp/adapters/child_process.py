@@ -10,11 +10,14 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MAX_OUTPUT = 8 * 1024 * 1024  # what a child may write, stdout and stderr together: an answer is a few KB
 _CHUNK = 65536
@@ -61,6 +64,8 @@ def run_bounded(
     """Run ``argv`` with ``stdin`` (a file) as its input, in a process group of its own. TimeoutError past
     ``timeout`` seconds in all; OutputTooLarge past ``limit`` bytes written. Either way, and when it ends by
     itself, every process left in its group is killed."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return _run_on_windows(argv, stdin, cwd, env, timeout, limit)
     with stdin.open("rb") as source:
         child = subprocess.Popen(
             list(argv),
@@ -140,3 +145,52 @@ def _end_group(child: subprocess.Popen[bytes]) -> None:
     for stream in (child.stdout, child.stderr):
         if stream is not None:
             stream.close()
+
+
+def _run_on_windows(
+    argv: Sequence[str], stdin: Path, cwd: Path, env: dict[str, str], timeout: float, limit: int
+) -> Finished:  # pragma: no cover - exercised on Windows only
+    """The same bounds without POSIX process groups or selectable pipes: a thread per pipe, and the child's
+    tree ended with ``taskkill /T``."""
+    with stdin.open("rb") as source:
+        child = subprocess.Popen(
+            list(argv),
+            stdin=source,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+        )
+    out, err, over = bytearray(), bytearray(), threading.Event()
+
+    def pump(stream: Any, buffer: bytearray) -> None:
+        while chunk := stream.read1(_CHUNK):
+            buffer.extend(chunk)
+            if len(out) + len(err) > limit:
+                over.set()
+                return
+
+    pumps = [
+        threading.Thread(target=pump, args=(p, b), daemon=True) for p, b in ((child.stdout, out), (child.stderr, err))
+    ]
+    for t in pumps:
+        t.start()
+    deadline = time.monotonic() + timeout
+    try:
+        while child.poll() is None:
+            if over.is_set():
+                raise OutputTooLarge(f"wrote more than {limit // (1024 * 1024)} MiB")
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"took longer than {timeout:.0f} s")
+            time.sleep(0.05)
+        for t in pumps:
+            t.join(max(0.0, min(1.0, deadline - time.monotonic())))
+        if over.is_set():
+            raise OutputTooLarge(f"wrote more than {limit // (1024 * 1024)} MiB")
+    finally:
+        subprocess.run(["taskkill", "/T", "/F", "/PID", str(child.pid)], capture_output=True, check=False)
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    return Finished(child.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
