@@ -184,3 +184,51 @@ def test_a_rate_limit_said_through_claude_code_leaves_the_session_for_later(tmp_
     assert any("left for later: claude-cli: API Error" in n and "429" in n for n in out["notes"]), out["notes"]
     assert out["added"] == 0 and stored(data) == []
     assert len(api.requests) <= 2  # one call, at most one retry: memx falls back or queues, Claude Code does not loop
+
+
+class SlowFirst(ChatCompletionsAPI):
+    """Answers the first call only after ``started`` is set and ``release`` is: the test adds turns to the
+    session and fires its next hook while the worker waits on this reading."""
+
+    def __init__(self) -> None:
+        super().__init__(lessons=[FIX])
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        if not self.started.is_set():
+            self.started.set()
+            self.release.wait(60)
+        return super().answer(body)
+
+
+def test_a_session_queued_again_while_the_worker_reads_it_is_read_again_for_its_new_turns(tmp_path: Path) -> None:
+    """PreCompact then SessionEnd with real hooks and the detached worker: the worker used to delete the
+    newer job, and the turns after the first reading were never read."""
+    data = tmp_path / "data"
+    transcript = tmp_path / "s-8.jsonl"
+    transcript.write_text(EPISODE)
+    api = SlowFirst()
+    with api.running():
+        env = env_for(data, MEMX_LLM_BACKEND="openai", MEMX_OPENAI_BASE_URL=api.url, MEMX_OPENAI_MODEL="qwen",
+                      MEMX_SCOPE="global")  # fmt: skip
+
+        def hook(event: str) -> None:
+            payload = {"session_id": "s-8", "transcript_path": str(transcript), "cwd": str(tmp_path),
+                       "hook_event_name": event}  # fmt: skip
+            done = subprocess.run([*script("memx"), "hook", "claude-code"], input=json.dumps(payload), env=env,
+                                  capture_output=True, text=True, timeout=60)  # fmt: skip
+            assert done.returncode == 0
+
+        hook("PreCompact")
+        assert api.started.wait(120), hook_log(data)  # the worker is reading the first part
+        new_turn = {"type": "user", "message": {"role": "user", "content": "NEW-TURN: also run make lint first"}}
+        with transcript.open("a") as f:
+            f.write("\n" + json.dumps(new_turn) + "\n")
+        hook("SessionEnd")  # its own worker finds the first one holding the lock
+        api.release.set()
+        assert wait_for(lambda: hook_log(data).count("mode=session") == 2), hook_log(data)
+    first, second = (str(r["messages"][-1]["content"]) for r in api.requests)
+    assert "NEW-TURN" not in first and "NEW-TURN" in second  # read again, for the turn written meanwhile
+    assert "steps 3→4" in hook_log(data)  # only the new turn, the first three already read
+    assert list((data / "queue").glob("*.json")) == [] and list((data / "queue").glob("*.reading")) == []
+    assert [b["content"] for b in stored(data)] == [FIX["lesson"]]

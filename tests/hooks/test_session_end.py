@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from memx_mcp.compose import open_memory
 from memx_mcp.config import Settings
+from memx_mcp.hooks.sessions import INLINE_RULES_BYTES
 
 from ..helpers import env_for, run_hook, script
 from . import sessions
@@ -215,3 +217,22 @@ def test_a_payload_that_is_no_json_object_fails_open(tmp_path: Path, raw: str) -
     assert done.returncode == 0
     log = hook_log(tmp_path)
     assert log.count("hook failed open") + log.count("ignored event") == 3
+
+
+def test_a_session_too_long_to_read_inside_the_hook_goes_to_the_worker(tmp_path: Path, reference: Reference) -> None:
+    """A 49 MB transcript kept the rules-mode hook busy 134 s, far past the client's deadline."""
+    transcript = tmp_path / "claude" / "c-2.jsonl"
+    sessions.write(transcript, sessions.claude_code("c-2", str(reference.root)))
+    with transcript.open("a") as f:
+        while transcript.stat().st_size <= INLINE_RULES_BYTES:
+            f.write(json.dumps({"type": "summary", "summary": "a long session " * 500}) + "\n")
+            f.flush()
+    payload = {"session_id": "c-2", "transcript_path": str(transcript), "cwd": str(reference.root),
+               "hook_event_name": "SessionEnd"}  # fmt: skip
+    assert run_hook(tmp_path / "data", payload).returncode == 0
+    assert "KB is too long to read inside the hook" in hook_log(tmp_path)  # the hook only queued it
+    deadline = time.monotonic() + 120
+    while not stored(tmp_path) and time.monotonic() < deadline:  # the detached worker reads it
+        time.sleep(0.2)
+    assert stored(tmp_path) == reference.bullets, hook_log(tmp_path)
+    assert list((tmp_path / "data" / "queue").glob("*.json")) == []

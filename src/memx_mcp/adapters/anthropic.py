@@ -10,15 +10,25 @@ from ..engine.reflector.readings.prompting import PromptRefiner
 
 class AnthropicRefiner(PromptRefiner):
     """Messages API calls through the ``anthropic`` SDK (model, base URL, timeout set by the caller; no
-    retries: a failure falls back to rules at once, a rate limit leaves the session for later)."""
+    retries: a failure falls back to rules at once, a rate limit leaves the session for later). ``timeout``
+    bounds each call whole, not each read (``http_deadline.py``)."""
 
     backend = "anthropic"
 
     def __init__(self, api_key: str, model: str, base_url: str = "", timeout: float = 20.0) -> None:
         import anthropic
+        import httpx2
+
+        from .http_deadline import deadline_client
 
         super().__init__()
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0)
+        self._client = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=base_url or None,
+            timeout=timeout,
+            max_retries=0,
+            http_client=deadline_client(timeout, http=httpx2, timeout=timeout),
+        )
         self._rate_limit_error = anthropic.RateLimitError
         self.model = model
 

@@ -4,21 +4,28 @@ in its headless mode: Claude Code (``claude -p``), Codex (``codex exec``), Gemin
 The child is a model call, not a session of the user's: it gets no tools, loads no hooks, MCP servers or
 project settings, is not saved where the client lists sessions, and runs in an empty folder. Every memx hook
 returns at once when it sees ``CHILD_MARKER`` in its environment, which the child inherits: a hook the child
-fires anyway cannot start another reflection. A plan's usage or rate limit raises ``RateLimited``."""
+fires anyway cannot start another reflection. A plan's usage or rate limit raises ``RateLimited``.
+
+The session's text reaches the child on its standard input, read from a file only memx can read, never on
+its command line (``child_process.py``): ``claude -p`` reads the prompt from stdin, ``codex exec -``
+too, and ``gemini -p`` appends its (fixed) argument to what stdin holds. The child's output is capped, its
+call has one deadline, and its whole process group is ended with it."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..config import CHILD_MARKER
 from ..domain.errors import RateLimited
 from ..engine.reflector.readings.prompting import PromptRefiner
+from .child_process import MAX_OUTPUT, OutputTooLarge, private_folder, run_bounded, write_private
+
+# gemini -p appends its argument to stdin: the request is all on stdin, this line only says so
+GEMINI_ARGUMENT = "Answer the request above, as it asks."
 
 _LIMITED = re.compile(
     r"rate.?limit|\b429\b|usage limit|session limit|limit reached|quota|too many requests|resets? (?:at|in)\b|"
@@ -34,15 +41,18 @@ def child_environment(base: dict[str, str] | None = None) -> dict[str, str]:
 
 
 class CLIRefiner(PromptRefiner):
-    def __init__(self, backend: str, program: str, model: str = "", timeout: float = 240.0) -> None:
+    def __init__(
+        self, backend: str, program: str, model: str = "", timeout: float = 240.0, max_output: int = MAX_OUTPUT
+    ) -> None:
         super().__init__()
         self.backend = backend
         self.program = program
         self.model = model
         self.timeout = timeout
+        self.max_output = max_output
 
     def command(self, system: str, prompt: str, answer_file: Path) -> tuple[list[str], str]:
-        """The command line and its standard input for one call."""
+        """The command line and its standard input for one call: the session's text is only ever on stdin."""
         if self.backend == "claude-cli":
             argv = [
                 self.program, "-p", "--output-format", "json", "--no-session-persistence", "--safe-mode",
@@ -56,7 +66,7 @@ class CLIRefiner(PromptRefiner):
             ]  # fmt: skip
             return [*argv, *(["-m", self.model] if self.model else []), "-"], f"{system}\n\n{prompt}"
         argv = [self.program, "--output-format", "json", *(["-m", self.model] if self.model else [])]
-        return [*argv, "-p", f"{system}\n\n{prompt}"], ""
+        return [*argv, "-p", GEMINI_ARGUMENT], f"{system}\n\n{prompt}"
 
     def environment(self) -> dict[str, str]:
         env = child_environment()
@@ -66,24 +76,22 @@ class CLIRefiner(PromptRefiner):
         return env
 
     def complete(self, system: str, prompt: str, max_tokens: int) -> str:
-        with tempfile.TemporaryDirectory(prefix="memx-model-") as folder:
-            answer_file = Path(folder) / "answer.txt"
+        with private_folder() as folder:
+            answer_file = folder / "answer.txt"
             argv, stdin = self.command(system, prompt, answer_file)
             try:
-                done = subprocess.run(
+                done = run_bounded(
                     argv,
-                    input=stdin,
-                    capture_output=True,
-                    text=True,
-                    encoding="utf-8",
-                    errors="replace",
-                    timeout=self.timeout,
-                    cwd=folder,
+                    stdin=write_private(folder / "prompt.txt", stdin),
+                    cwd=folder / "work",
                     env=self.environment(),
-                    start_new_session=True,  # a hook's deadline killing memx never leaves this child behind
+                    timeout=self.timeout,
+                    limit=self.max_output,
                 )
-            except subprocess.TimeoutExpired as exc:
-                raise TimeoutError(f"{self.backend} took longer than {self.timeout:.0f} s") from exc
+            except TimeoutError as exc:
+                raise TimeoutError(f"{self.backend} took longer than {self.timeout:.0f} s: ended") from exc
+            except OutputTooLarge as exc:
+                raise OutputTooLarge(f"{self.backend} {exc}: ended") from exc
             text, failed = self._answer(done.stdout, answer_file)
             said = f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
             reason = _first_line(text if failed and text.strip() else said)  # the CLI's own error, if it said one
@@ -100,7 +108,7 @@ class CLIRefiner(PromptRefiner):
         """The model's text and whether the CLI reported an error."""
         self._usage = (0, 0)
         if self.backend == "codex-cli":
-            text = answer_file.read_text(encoding="utf-8") if answer_file.is_file() else ""
+            text = _read_capped(answer_file, self.max_output) if answer_file.is_file() else ""
             return text, not text.strip()
         data = _last_json(stdout)
         if self.backend == "claude-cli":
@@ -132,3 +140,11 @@ def _last_json(stdout: str) -> dict[str, Any]:
 
 def _first_line(text: str) -> str:
     return next((x.strip()[:200] for x in text.splitlines() if x.strip()), "no output")
+
+
+def _read_capped(path: Path, limit: int) -> str:
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OutputTooLarge(f"the answer file is over {limit // (1024 * 1024)} MiB")
+    return data.decode("utf-8", "replace")

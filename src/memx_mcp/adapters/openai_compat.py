@@ -1,5 +1,6 @@
 """OpenAIRefiner: the Reflector's model at any OpenAI-compatible ``/chat/completions`` endpoint (a local
-Ollama, llama.cpp or LM Studio server, or a hosted one), through httpx."""
+Ollama, llama.cpp or LM Studio server, or a hosted one), through httpx: ``timeout`` bounds each call whole,
+not each read (``http_deadline.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import httpx
 
 from ..domain.errors import RateLimited
 from ..engine.reflector.readings.prompting import PromptRefiner
+from .http_deadline import deadline_client
 
 
 class OpenAIRefiner(PromptRefiner):
@@ -19,7 +21,7 @@ class OpenAIRefiner(PromptRefiner):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers, trust_env=False)
+        self._client: httpx.Client = deadline_client(timeout, timeout=timeout, headers=headers, trust_env=False)
 
     def complete(self, system: str, prompt: str, max_tokens: int) -> str:
         body = {

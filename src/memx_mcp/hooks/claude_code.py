@@ -79,10 +79,11 @@ def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False,
             log.info("%s: no transcript to reflect (%s)", event, raw_path or "none given")
             return 0
         session = str(payload.get("session_id", ""))
+        from .queue import QueuedSession
         from .sessions import reflect_session
 
         key = f"session:{session}" if session else None
-        reflect_session(settings, event, path, key, str(payload.get("cwd", "")), log)
+        reflect_session(settings, QueuedSession(event, path, key, str(payload.get("cwd", ""))), log)
     except Exception as exc:  # fail open: the client must never see an error from memx
         log.warning("hook failed open: %s: %s", type(exc).__name__, exc)
     return 0

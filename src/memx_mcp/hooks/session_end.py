@@ -118,10 +118,11 @@ def run(client: str, settings: Settings, stdin: IO[str] | None = None, argument:
         if path is None:
             log.info("%s %s: no transcript to reflect (session %s)", client, event, session[:12] or "none given")
             return 0
+        from .queue import QueuedSession
         from .sessions import reflect_session
 
         key = f"session:{client}:{session}" if session else None
-        reflect_session(settings, f"{client} {event}", path, key, cwd, log)
+        reflect_session(settings, QueuedSession(f"{client} {event}", path, key, cwd), log)
     except Exception as exc:  # fail open: the client must never see an error from memx
         log.warning("%s hook failed open: %s: %s", client, type(exc).__name__, exc)
     return 0
@@ -132,6 +133,11 @@ def work(settings: Settings) -> int:
     from . import queue
     from .sessions import is_child, reflect_now
 
-    if not is_child():
-        queue.work(settings, logger(settings), reflect_now)
+    if is_child():
+        return 0
+    log = logger(settings)
+    try:
+        queue.work(settings, log, reflect_now)
+    except Exception as exc:  # said in the log, never silent
+        log.warning("the worker stopped: %s: %s", type(exc).__name__, exc)
     return 0

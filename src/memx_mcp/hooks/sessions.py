@@ -3,7 +3,9 @@
 The turns not reflected before go into the scope of the session's working directory, under a session
 key, so a second call for the same session adds nothing; the outcome goes to the hook log. Where a model
 may read the session (``hook_reflector_mode`` not rules, ``llm_backend`` not none), the hook only queues it
-and starts the detached worker (``queue.py``): a model's reading never runs inside a hook's deadline."""
+and starts the detached worker (``queue.py``): a model's reading never runs inside a hook's deadline. The
+rules read a session inline only when it is small enough to be read well within the client's deadline;
+a larger one, or one the rules could not store (a full disk), goes to the worker too."""
 
 from __future__ import annotations
 
@@ -12,6 +14,12 @@ import time
 from pathlib import Path
 
 from ..config import CHILD_MARKER, Settings, reading_mode
+from ..domain.errors import DiskFullError
+from .queue import QueuedSession
+
+# the largest transcript the rules read inside the hook: about a second of their work (they read 0.25-0.4 MB
+# a second; 49 MB took 134 s); a larger one goes to the detached worker
+INLINE_RULES_BYTES = 256 * 1024
 
 
 def is_child() -> bool:
@@ -21,39 +29,47 @@ def is_child() -> bool:
     return bool(os.environ.get(CHILD_MARKER))
 
 
-def reflect_session(
-    settings: Settings, event: str, path: Path, session_key: str | None, cwd: str, log: logging.Logger
-) -> None:
-    """Reflect ``path`` (a transcript file that exists) now with the rules, or queue it for the detached
-    worker where a model may read it. Errors propagate: the caller fails open."""
-    if reading_mode(settings.hook_reflector_mode).needs_model and settings.llm_backend != "none":
-        from . import queue
+def reflect_session(settings: Settings, session: QueuedSession, log: logging.Logger) -> None:
+    """Reflect ``session`` (its transcript exists) now with the rules, or queue it for the detached worker
+    where a model may read it or it is too large to read within the hook's deadline. Errors propagate: the
+    caller fails open."""
+    from . import queue
 
-        queue.enqueue(settings, event, path, session_key, cwd)
-        queue.start_worker(settings)
-        log.info("%s session=%s queued for the detached worker", event, (session_key or "").split(":")[-1][:12])
-        return
-    reflect_now(settings, event, path, session_key, cwd, log)
+    model = reading_mode(settings.hook_reflector_mode).needs_model and settings.llm_backend != "none"
+    size = session.transcript.stat().st_size
+    why = "a model reads it" if model else f"{size // 1024} KB is too long to read inside the hook"
+    if not model and size <= INLINE_RULES_BYTES:
+        try:
+            reflect_now(settings, session, log)
+        except (OSError, DiskFullError) as exc:  # a full disk: the worker reads it once it can be stored
+            why = f"not stored: {exc}"
+        else:
+            if queue.missed(settings):  # sessions earlier hooks could not queue: the worker picks them up
+                queue.start_worker(settings)
+            return
+    if queue.enqueue(settings, session):
+        log.info("%s session=%s queued for the detached worker (%s)", session.event, session.short, why)
+    else:
+        log.warning("%s session=%s could not be queued: marked for the next run", session.event, session.short)
+    queue.start_worker(settings)
 
 
-def reflect_now(
-    settings: Settings, event: str, path: Path, session_key: str | None, cwd: str, log: logging.Logger
-) -> tuple[str, float]:
-    """Reflect ``path`` in ``hook_reflector_mode`` and log what was kept. Returns why the session was left
-    for later ('' when it was not: a rate limit) and the seconds the service asked to wait."""
+def reflect_now(settings: Settings, session: QueuedSession, log: logging.Logger) -> tuple[str, float]:
+    """Reflect ``session`` in ``hook_reflector_mode`` and log what was kept. Returns why the session was
+    left for later ('' when it was not: a rate limit) and the seconds the service asked to wait."""
     from ..compose import open_memory
 
     started = time.monotonic()
+    cwd = session.cwd
     memory = open_memory(settings, cwd=Path(cwd) if cwd and Path(cwd).is_dir() else None)
-    text = memory.read_transcript(path)
-    result = memory.reflect(text, path=path, mode=settings.hook_reflector_mode, session_key=session_key)
+    text = memory.read_transcript(session.transcript)
+    result = memory.reflect(text, path=session.transcript, mode=settings.hook_reflector_mode, session_key=session.key)
     added = sum(1 for s in result.stored if s.action != "merged")
-    session = (session_key or "").split(":")[-1]
     report = result.report
     log.info(
-        "%s session=%s steps %d→%d mode=%s calls=%d candidates=%d added=%d merged=%d dropped=%d scope=%s in %.2fs%s",
-        event,
-        session[:12],
+        "%s session=%s steps %d→%d mode=%s calls=%d candidates=%d added=%d merged=%d dropped=%d scope=%s in %.2fs%s%s",
+        session.event,
+        session.short,
         result.start_step,
         result.report.steps,
         report.mode,
@@ -65,5 +81,6 @@ def reflect_now(
         result.scope,
         time.monotonic() - started,
         f" (deferred: {report.deferred})" if report.deferred else "",
+        "".join(f"; note: {n}" for n in report.notes if "could not be made" in n),
     )
     return report.deferred, report.retry_after

@@ -218,6 +218,9 @@ def reflect(
     known = [b.content for b in deps.store.active_in([str(target)])] if weighs_known else []
     report = reflector.reflect(transcript, start, progress, known=known[-KNOWN_BULLETS:])
     report.notes.extend(notes)
+    failed = list(reflector.refiner.call_errors) if reflector.refiner is not None else []
+    if failed:  # the rules took over for what those calls were to read: said, never silent
+        report.notes.append(f"{len(failed)} model call(s) could not be made ({failed[-1]}): memx went on without them")
     if transcript.skipped_lines:
         report.notes.append(f"{transcript.skipped_lines} malformed line(s) skipped")
     if len(text) > 10 * 1024 and len(transcript.steps) <= 1:  # an unknown format is said, never silent

@@ -22,6 +22,7 @@ class Refiner(Protocol):
     failures: int
     input_tokens: int
     output_tokens: int
+    call_errors: list[str]  # why each call that could not be made failed (the reflect result says so)
 
     def review(self, excerpt: str, candidates: Sequence[str]) -> list[Verdict] | None:
         """hybrid: keep or drop the rules' drafts of one event, given its excerpt."""

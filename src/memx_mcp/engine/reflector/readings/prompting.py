@@ -49,13 +49,20 @@ class PromptRefiner:
         self.failures = 0
         self.input_tokens = 0
         self.output_tokens = 0
+        self.call_errors: list[str] = []  # why each call that could not be made failed (the result says so)
 
     def complete(self, system: str, prompt: str, max_tokens: int) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _text(self, prompt: str, system: str = SYSTEM, max_tokens: int = MAX_OUTPUT_TOKENS) -> str:
         self.calls += 1
-        return self.complete(system, prompt, max_tokens)
+        try:
+            return self.complete(system, prompt, max_tokens)
+        except RateLimited:
+            raise
+        except Exception as exc:  # the caller falls back; the reflect result says the call could not be made
+            self.call_errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+            raise
 
     def _count(self, prompt_chars: int, answer_chars: int, input_tokens: int = 0, output_tokens: int = 0) -> None:
         self.input_tokens += input_tokens or prompt_chars // 4
