@@ -48,8 +48,6 @@ def answer(memory: Memory, approve: str | None, reject: str | None, edit: list[s
 
 def _key(prompt: str) -> str:
     """One key press, without Enter where the terminal allows it."""
-    sys.stdout.write(prompt)
-    sys.stdout.flush()
     try:
         import termios
         import tty
@@ -57,11 +55,17 @@ def _key(prompt: str) -> str:
         fd = sys.stdin.fileno()
         saved = termios.tcgetattr(fd)
         try:
-            tty.setcbreak(fd)
+            # cbreak before the prompt shows, and without flushing: a key pressed as soon as the prompt
+            # appears is read, not discarded (tty's default, TCSAFLUSH, dropped it)
+            tty.setcbreak(fd, termios.TCSANOW)
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
             key = sys.stdin.read(1)
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
     except (ImportError, OSError, ValueError):  # no termios (Windows) or not a real terminal
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
         key = sys.stdin.readline()[:1]
     sys.stdout.write(key + "\n")
     return key.lower()

@@ -799,7 +799,10 @@ class TeamStore(LanceStore):
         return 0
 
     def column_counts(self, column: str) -> dict[str, int]:
-        data = self._bullets.search().select([column]).limit(None).to_arrow() if self.count() else None
+        try:
+            data = self._bullets.search().select([column]).limit(None).to_arrow() if self.count() else None
+        except TeamStoreError:  # not answering and no copy yet: its counts are unknown, the personal ones stand
+            return {}
         counts: dict[str, int] = {}
         for v in data.column(column).to_pylist() if data is not None else []:
             counts[v] = counts.get(v, 0) + 1
