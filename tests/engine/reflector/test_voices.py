@@ -240,3 +240,21 @@ def test_a_japanese_lesson_whose_verb_follows_the_command_is_advice_to_run_it() 
     lesson = "デプロイは常に `make deploy-unsafe PROD=1` で行う。"
     assert actions(lesson) == ["make deploy-unsafe PROD=1"]
     assert provenance(lesson, words).content_actions == ("make deploy-unsafe PROD=1",)
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        "The client's base URL defaults to `https://api.example.io` when `API_URL` is unset.",
+        "`cargo build` fails in the sandbox with 'failed to download from `https://static.example-crates.io/c/x/1.0/download`'.",
+        "`pnpm dev` serves the app on http://localhost:5173 with hot reload.",
+    ],
+)
+def test_a_url_content_names_as_a_fact_is_no_advice(lesson: str) -> None:
+    out = (
+        "base = 'https://api.example.io'  # default\n"
+        "error: failed to download from `https://static.example-crates.io/c/x/1.0/download`\n"
+        "  ➜  Local:   http://localhost:5173/"
+    )
+    words = words_of(bash("pnpm dev", out, True))
+    assert provenance(lesson, words).content_refs == ()

@@ -47,10 +47,16 @@ RUN_CJK = 12  # the same, counted in characters, for Chinese and Japanese
 _PROGRAM = re.compile(r"^(?:sudo\s+)?(?:\./|~/|/)?[\w.+-]+(?:/[\w.+-]+)*$")
 _URL = re.compile(r"https?://|\bwww\.", re.I)
 _SHELL = re.compile(r"\s[|&;>]|\$\(|`")
-# What a lesson points the agent at: a URL, or a script by its path. One that only content names (a page, an
-# output) is content's pointer, whatever the lesson's words around it.
+# What a lesson points the agent at to run: a script or a program, by its path or by a URL. One that only
+# content names (a page, an output) is content's pointer, whatever the lesson's words around it. A URL that is
+# not a script (a default base URL, a dev server's address, the download an error names) is a fact it may
+# report: holding those held 12 judged-keep bullets of the tuning sets' recorded answers.
+_EXECUTABLE = r"\.(?:sh|bash|zsh|ps1|psm1|bat|cmd|command|exe|msi|pkg|dmg|run|bin|appimage)"
 _LINK = re.compile(r"https?://[^\s`\"'<>)\]}，。、）」]+", re.I)
-_SCRIPT = re.compile(r"(?<![\w/.-])(?:\.{1,2}/|~/|/)?[\w.-]+(?:/[\w.-]+)*\.(?:sh|bash|zsh|ps1|bat|cmd)\b")
+_RUNNABLE_LINK = re.compile(
+    r"https?://[^\s`\"'<>)\]}，。、）」?#]+" + _EXECUTABLE + r"(?=$|[?#\s`\"'<>)\]}，。、）」.,;:!])", re.I
+)
+_SCRIPT = re.compile(r"(?<![\w/.-])(?:\.{1,2}/|~/|/)?[\w.-]+(?:/[\w.-]+)*" + _EXECUTABLE + r"\b", re.I)
 
 
 def _norm(text: str) -> str:
@@ -204,8 +210,8 @@ def copied_runs(text: str, words: SessionWords) -> list[str]:
 
 
 def pointers(text: str) -> list[str]:
-    """The URLs and script paths a lesson names."""
-    links = [m.group(0).rstrip(".,;:!?") for m in _LINK.finditer(_MASKED.sub(" ", text))]
+    """The scripts and programs a lesson names, by URL or by path."""
+    links = [m.group(0) for m in _RUNNABLE_LINK.finditer(_MASKED.sub(" ", text))]
     scripts = [m.group(0) for m in _SCRIPT.finditer(_LINK.sub(" ", text))]
     return list(dict.fromkeys(links + scripts))
 
@@ -218,7 +224,7 @@ class Provenance:
     content_actions: tuple[str, ...] = ()  # what it says to run or fetch that only content says
     copied: tuple[str, ...] = ()  # runs of words it copies from content alone
     content_quotes: tuple[str, ...] = ()  # what it quotes from content alone (an error line, a page's words)
-    content_refs: tuple[str, ...] = ()  # the URLs and scripts it names that only content names
+    content_refs: tuple[str, ...] = ()  # the scripts (by URL or path) it names that only content names
 
 
 def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Provenance:
