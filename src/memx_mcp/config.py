@@ -15,8 +15,8 @@ from typing import Any
 from .domain import backends
 from .domain.catalog import CuratorDefaults, spec
 from .domain.errors import InvalidInputError
-from .engine.reflector.readings import registry as readings
 from .domain.review import REVIEW_MODES
+from .engine.reflector.readings import registry as readings
 
 ENV_PREFIX = "MEMX_"
 # Set in the environment of a model call memx starts (a coding CLI in headless mode): every memx hook that

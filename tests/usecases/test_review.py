@@ -14,7 +14,7 @@ from memx_mcp.config import Settings, load_settings
 from memx_mcp.domain.errors import InvalidInputError, NotFoundError
 from memx_mcp.domain.models import KnowledgeType, Section, Status
 from memx_mcp.engine.reflector.pipeline import Distilled, ReflectReport
-from memx_mcp.engine.reflector.transcript import Transcript, parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import Transcript, parse_transcript
 from memx_mcp.memory import Memory
 from memx_mcp.usecases.injection import inject, session_context
 from memx_mcp.usecases.reflect import keep

@@ -11,7 +11,7 @@ import pytest
 
 from memx_mcp.domain.models import Status
 from memx_mcp.engine.reflector.pipeline import ReflectReport
-from memx_mcp.engine.reflector.transcript import Transcript, parse_transcript
+from memx_mcp.engine.reflector.transcripts.transcript import Transcript, parse_transcript
 from memx_mcp.memory import Memory
 from memx_mcp.usecases.reflect import keep
 from memx_mcp.web.api import dispatch
