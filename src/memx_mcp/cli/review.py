@@ -47,22 +47,27 @@ def answer(memory: Memory, approve: str | None, reject: str | None, edit: list[s
 
 
 def _key(prompt: str) -> str:
-    """One key press, without Enter where the terminal allows it."""
-    sys.stdout.write(prompt)
-    sys.stdout.flush()
+    """One key press, without Enter where the terminal allows it. The terminal is put in cbreak mode before
+    the prompt is shown, and without flushing its input (TCSANOW): a key typed as soon as the prompt shows is
+    never discarded (``tty.setcbreak``'s default, TCSAFLUSH, dropped it and the loop then waited forever)."""
     try:
         import termios
         import tty
 
         fd = sys.stdin.fileno()
         saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError):  # no termios (Windows) or not a real terminal
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        key = sys.stdin.readline()[:1]
+    else:
         try:
-            tty.setcbreak(fd)
+            tty.setcbreak(fd, termios.TCSANOW)
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
             key = sys.stdin.read(1)
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-    except (ImportError, OSError, ValueError):  # no termios (Windows) or not a real terminal
-        key = sys.stdin.readline()[:1]
     sys.stdout.write(key + "\n")
     return key.lower()
 
