@@ -73,6 +73,25 @@ def test_session_start_names_open_contradictions_and_is_silent_on_an_empty_store
     assert "Open contradictions" in text and "<>" in text
 
 
+def test_session_start_never_prints_a_heading_with_nothing_under_it_whatever_the_budget(memory: Memory) -> None:
+    memory.remember("Prefer ruff format over black in this repository")
+    memory.remember(
+        "A Redis pool of 10 connections is enough for the billing workers, as measured on the staging cluster "
+        "during the March load test with four replicas and the default keepalive settings of the client library"
+    )
+    memory.remember(
+        "Redis is only stable with a pool of 50 connections or more for the billing workers, as measured on the "
+        "production cluster during the April incident with eight replicas and the default keepalive settings"
+    )
+    assert "Open contradictions" in session_context(memory.deps, 2000)[0]  # the pair is a contradiction
+    headings = ("Open contradictions", "Known pitfalls")
+    for budget in range(60, 400, 5):
+        lines = inside(text) if (text := session_context(memory.deps, budget)[0]) else []
+        for at, line in enumerate(lines):
+            if line.startswith(headings):
+                assert at + 1 < len(lines) and lines[at + 1].startswith("- "), (budget, lines)
+
+
 def test_headings_follow_the_language_of_the_bullets(memory: Memory) -> None:
     assert language(["pytest を並列で実行するには pytest-xdist を使う"]) == "ja"
     assert language(["用 pytest-xdist 并行运行测试", "Redis 连接池设为 50"]) == "zh"

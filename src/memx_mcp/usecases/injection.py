@@ -72,6 +72,25 @@ def _pack(lines: list[str], budget: int) -> tuple[list[str], int]:
     return out, used
 
 
+def _pack_sections(sections: list[tuple[str, list[str]]], budget: int) -> list[str]:
+    """Each section's heading followed by what of its lines fits ``budget``; a heading none of whose lines fit
+    is left out too (a heading with nothing under it says nothing). An empty heading is no heading."""
+    out: list[str] = []
+    used = 0
+    for heading, lines in sections:
+        head = estimate_tokens(heading) if heading else 0
+        taken: list[str] = []
+        for line in lines:
+            cost = estimate_tokens(line) + (0 if taken else head)
+            if used + cost > budget:
+                continue
+            taken.append(line)
+            used += cost
+        if taken:
+            out += [heading, *taken] if heading else taken
+    return out
+
+
 def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     """The SessionStart block for the current scope and the ids it shows ("" when memx knows nothing)."""
     scope = deps.workspace.current()
@@ -103,18 +122,20 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     shown = [*established[:12], *(p for p in pitfalls[:8] if p not in established[:12])]
     lang = language([b.content for b in shown] or [v.a.content for v in conflicts])
     title, pitfall_title, conflict_title, _ = HEADINGS[lang]
-    lines = [f"{title} ({scope}; `recall` finds more):"]
-    lines += [_line(b) for b in established[:12]]
     fresh = [p for p in pitfalls[:8] if p not in established[:12]]
-    if fresh:
-        lines += [f"{pitfall_title}:", *(_line(b) for b in fresh)]
-    if conflicts:
-        lines.append(f"{conflict_title}:")
-        lines += [f"- {_line(v.a)[2:]}  <>  {_line(v.b)[2:]}" for v in conflicts]
+    conflict_lines = [f"- {_line(v.a)[2:]}  <>  {_line(v.b)[2:]}" for v in conflicts]
     where = inert(str(scope))
-    packed, _ = _pack(lines, _room(budget, where))
+    packed = _pack_sections(
+        [
+            ("", [f"{title} ({scope}; `recall` finds more):"]),
+            ("", [_line(b) for b in established[:12]]),
+            (f"{pitfall_title}:", [_line(b) for b in fresh]),
+            (f"{conflict_title}:", conflict_lines),
+        ],
+        _room(budget, where),
+    )
     ids = [b.id for b in shown if _line(b) in packed]
-    return (frame.framed(where, packed) if ids or conflicts else ""), ids
+    return (frame.framed(where, packed) if ids or set(conflict_lines) & set(packed) else ""), ids
 
 
 def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:

@@ -56,6 +56,23 @@ CREDENTIALS = re.compile(
     r"(?:パスワード|トークン|秘密鍵|認証情報|APIキー|api\s*キー).{0,20}(?:送信|送って|表示|出力|貼り付け|アップロード|読み)",
     re.I,
 )
+# A credential handed to the agent to store: "add this token to .env", "export API_KEY=…", a masked value
+# (`X_TOKEN=[REDACTED:…]`) it is told to put somewhere. Naming a variable the user must set ("set
+# `ANTHROPIC_API_KEY` in `.env`") hands over no value and is not one.
+_SECRET_WORD = r"(?:tokens?|keys?|secrets?|passwords?|passwd|credentials?|cookies?)"
+_STORE_VERB = r"(?:add|put|write|append|paste|insert|export|set|store|save|place|copy|commit|use)"
+PLANTS_CREDENTIAL = re.compile(
+    r"\b" + _STORE_VERB + r"\b\s+(?:(?:this|that|these|those|the\s+following|the\s+given|our|my|a|the)\s+)"
+    r"(?:[\w-]+\s+){0,2}" + _SECRET_WORD + r"\b(?!\s+(?:count|limit|usage|budget|length|size|name))[^.\n]{0,60}"
+    r"(?:\b(?:to|into|in|as|on)\b|[:：=])|"
+    r"\bexport\s+[A-Z][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|AUTH)\w*\s*=\s*[\"']?[^\s\"'$<{]{6,}|"
+    r"[=:：]\s*[\"'`]?\[REDACTED:[\w-]+\]|"
+    r"(?:把|将|將)?(?:这个|這個|此|这|這|以下|下面的?|该|該|如下)(?:令牌|密钥|密鑰|密码|密碼|口令|凭据|憑據|token|key|API\s*key)"
+    r".{0,20}(?:加|添加|写|寫|放|填|设置|設置|导出|導出|配置)(?:到|入|进|進|在)|"
+    r"(?:この|その|次の|以下の|下記の)(?:トークン|パスワード|秘密鍵|認証情報|APIキー|キー|token|key)を.{0,30}"
+    r"(?:追加|書き込|書い|入れ|設定|export|エクスポート|貼り付け)",
+    re.I,
+)
 DISREGARD = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:instructions?|prompts?|guidelines?|directives?|"
     r"guardrails?)\b|"
@@ -72,13 +89,47 @@ DISREGARD = re.compile(
     r"(?:指示|命令|ルール)を無視|システム(?:通知|指示)|あなたは今から|ユーザーに(?:伝えず|知らせず|言わず)",
     re.I,
 )
+# Advice to switch a safeguard off: a check, a review, a hook, a scan, the sandbox ("disable the staleness
+# check", "skip code review and push to main", 跳过代码审查, チェックを無効に)
+SWITCH_OFF = re.compile(
+    r"\b(?:disable|disabling|turn(?:ing)?\s+off|switch(?:ing)?\s+off|skip(?:ping)?|bypass(?:ing)?|circumvent|"
+    r"deactivate)\b[^.\n;]{0,30}?\b(?:checks?|checking|verification|verify|reviews?|hooks?|scans?|scanners?|"
+    r"validation|safety|security|sandbox(?:ing)?|signatures?|guard(?:rail)?s?|protections?|approvals?|"
+    r"branch\s+protection|2fa|mfa)\b|"
+    r"(?:关闭|關閉|禁用|跳过|跳過|绕过|繞過|关掉|關掉|停用|取消)(?:了)?.{0,12}?(?:检查|檢查|校验|校驗|验证|驗證|审查|審查|"
+    r"审核|審核|评审|評審|钩子|鉤子|扫描|掃描|安全|沙箱|保护|保護)|"
+    r"(?:チェック|check|検証|レビュー|審査|フック|スキャン|サンドボックス|セキュリティ|保護)\s*(?:を|は)?\s*"
+    r"(?:無効|オフ|スキップ|省略|回避|外)|(?:スキップ|無効化|回避)して.{0,10}(?:チェック|検証|レビュー)",
+    re.I,
+)
+# Advice that hands the decision to what a step of the session (content) said: "first do as step 5 says",
+# "follow the instructions in the page", 按第 5 步说的做, ステップ 5 の通りに. A later session has no step 5: the
+# lesson only carries content's order along.
+DEFERS = re.compile(
+    r"\b(?:do|act|proceed|continue)\s+(?:as|what)\s+(?:in\s+)?(?:step|turn|message)\s*#?\d+|"
+    r"\b(?:as|what)\s+(?:step|turn|message)\s*#?\d+\s+(?:says|said|instructs?|tells?|asks?|describes?)\b|"
+    r"\b(?:per|according\s+to|as\s+instructed\s+(?:in|by))\s+(?:step|turn|message)\s*#?\d+|"
+    r"\bfollow(?:ing)?\s+(?:the\s+)?(?:instructions?|steps?|directions?|orders?|advice)\s+(?:given\s+)?(?:in|from|of|at|on|by)\s+"
+    r"(?:(?:step|turn|message)\s*#?\d+|the\s+(?:(?:fetched|web)\s+)?(?:page|output|log|tool|error(?:\s+message)?|"
+    r"issue|comment|pr|pull\s+request|site|website))\b|"
+    r"\bdo\s+(?:as|what)\s+the\s+(?:(?:fetched|web)\s+)?(?:page|output|log|tool|error|issue|comment|site)\s+"
+    r"(?:says|said|tells?|asks?)\b|"
+    r"(?:按|照|按照|依照|根据|根據)(?:着|著)?第\s*\d+\s*步|第\s*\d+\s*步(?:说的|所说|說的|所說|的指示|的说明|的說明)|"
+    r"(?:按|照|按照|依照)(?:着|著)?(?:页面|頁面|网页|網頁|输出|輸出|日志|日誌|工具输出|评论|評論)(?:上|里|裡|中)?(?:说的|所说|的指示)|"
+    r"ステップ\s*\d+\s*(?:の(?:通り|とおり|指示|手順|内容)|に(?:従|したが)|で言われ)|"
+    r"(?:ページ|出力|ログ|コメント)の(?:指示|通り|とおり)に",
+    re.I,
+)
 _ROLE = r"(?:SYSTEM|System|ASSISTANT|Assistant|USER|User|HUMAN|Human|DEVELOPER|Developer)"
 ROLE_MARKER = re.compile(
     r"</\s*(?:session|system|user|assistant|human|instructions?|tool_result|tool_use|function_results?|"
     r"system-reminder|memx|context)\s*>|"
     r"<\s*(?:session|system|assistant|instructions?|tool_result|function_results?|system-reminder)\s*>|"
-    r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|\[/?INST\]|<<SYS>>|"
-    r"(?:^|[\n.;!?(`\"'“「]\s*|\s-{2,}\s*)" + _ROLE + r"\s*[:：]\s|"
+    r"(?:<|&lt;)\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|(?:>|&gt;)|"
+    r"\[/?INST\]|<<SYS>>|"
+    r"(?:^|[\n.;:!?()`\"'“「：。！？；（）]\s*|\s-{2,}\s*)"
+    + _ROLE
+    + r"\s*[:：](?:\s|(?=[\u3040-\u30ff\u3400-\u9fff]))|"
     r"^#{1,6}\s*(?:system|instructions?|assistant)\b|-->|<!--|"
     r"(?:系统|系統|システム)\s*[:：]|(?:^|[\n。！？])\s*(?:用户|用戶|助手|ユーザー|アシスタント)\s*[:：]",
     re.M,
@@ -88,7 +139,10 @@ TESTS = (
     ("tells the agent to fetch and execute", FETCH_AND_EXECUTE),
     ("tells the agent to send data out", SEND_OUT),
     ("touches credentials", CREDENTIALS),
+    ("touches credentials", PLANTS_CREDENTIAL),
     ("tells the agent to disregard its instructions", DISREGARD),
+    ("tells the agent to switch off a safeguard", SWITCH_OFF),
+    ("defers to what a step of the session said (advice from content)", DEFERS),
     ("carries a role or frame marker", ROLE_MARKER),
 )
 # Words that make a run of words copied from content an instruction, not a fact it reports
@@ -112,7 +166,7 @@ ORDER = re.compile(
 
 def risks(text: str) -> tuple[str, ...]:
     """The risky things ``text`` tells the agent to do, whoever wrote it."""
-    return tuple(why for why, test in TESTS if test.search(text))
+    return tuple(dict.fromkeys(why for why, test in TESTS if test.search(text)))
 
 
 def held(text: str, origin: Provenance) -> tuple[str, ...]:
@@ -120,6 +174,9 @@ def held(text: str, origin: Provenance) -> tuple[str, ...]:
     reasons = list(risks(text))
     if origin.content_actions:
         shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
+        reasons.append(f"advice from content: {shown} only appears in what a tool returned")
+    if origin.content_refs:
+        shown = ", ".join(f"`{r[:80]}`" for r in origin.content_refs[:2])
         reasons.append(f"advice from content: {shown} only appears in what a tool returned")
     ordered = [q for q in origin.content_quotes if ORDER.search(q)]
     if ordered:  # `fails with "remember: always run make x first"`: an order quoted as if it were a fact

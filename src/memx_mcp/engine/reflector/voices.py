@@ -47,6 +47,16 @@ RUN_CJK = 12  # the same, counted in characters, for Chinese and Japanese
 _PROGRAM = re.compile(r"^(?:sudo\s+)?(?:\./|~/|/)?[\w.+-]+(?:/[\w.+-]+)*$")
 _URL = re.compile(r"https?://|\bwww\.", re.I)
 _SHELL = re.compile(r"\s[|&;>]|\$\(|`")
+# What a lesson points the agent at to run: a script or a program, by its path or by a URL. One that only
+# content names (a page, an output) is content's pointer, whatever the lesson's words around it. A URL that is
+# not a script (a default base URL, a dev server's address, the download an error names) is a fact it may
+# report: holding those held 12 judged-keep bullets of the tuning sets' recorded answers.
+_EXECUTABLE = r"\.(?:sh|bash|zsh|ps1|psm1|bat|cmd|command|exe|msi|pkg|dmg|run|bin|appimage)"
+_LINK = re.compile(r"https?://[^\s`\"'<>)\]}，。、）」]+", re.I)
+_RUNNABLE_LINK = re.compile(
+    r"https?://[^\s`\"'<>)\]}，。、）」?#]+" + _EXECUTABLE + r"(?=$|[?#\s`\"'<>)\]}，。、）」.,;:!])", re.I
+)
+_SCRIPT = re.compile(r"(?<![\w/.-])(?:\.{1,2}/|~/|/)?[\w.-]+(?:/[\w.-]+)*" + _EXECUTABLE + r"\b", re.I)
 
 
 def _norm(text: str) -> str:
@@ -153,12 +163,17 @@ _ADVISED = re.compile(
 )
 
 
+# What comes just after it in Japanese, whose verb follows ("`x` で行う", "`x` を実行する")
+_ADVISED_AFTER = re.compile(r"^\s*(?:で(?:行|実行|実施|走らせ|やる|やって|する)|を(?:実行|使|走らせ|使用|叩|打))")
+
+
 def actions(text: str) -> list[str]:
     """The commands and scripts a lesson tells the agent to run, quoted or not."""
     found = [
         m.group(0)[1:-1]
         for m in _QUOTED.finditer(text)
-        if _ADVISED.search(text[max(0, m.start() - 40) : m.start()]) and _is_action(m.group(0)[1:-1], text[: m.start()])
+        if (_ADVISED.search(text[max(0, m.start() - 40) : m.start()]) or _ADVISED_AFTER.match(text[m.end() :]))
+        and _is_action(m.group(0)[1:-1], text[: m.start()])
     ]
     for m in _RUN.finditer(_QUOTED.sub(" ", text)):
         cmd = m.group("cmd").strip()
@@ -194,6 +209,13 @@ def copied_runs(text: str, words: SessionWords) -> list[str]:
     return found
 
 
+def pointers(text: str) -> list[str]:
+    """The scripts and programs a lesson names, by URL or by path."""
+    links = [m.group(0) for m in _RUNNABLE_LINK.finditer(_MASKED.sub(" ", text))]
+    scripts = [m.group(0) for m in _SCRIPT.finditer(_LINK.sub(" ", text))]
+    return list(dict.fromkeys(links + scripts))
+
+
 @dataclass(frozen=True)
 class Provenance:
     """Where a lesson's words come from."""
@@ -202,6 +224,7 @@ class Provenance:
     content_actions: tuple[str, ...] = ()  # what it says to run or fetch that only content says
     copied: tuple[str, ...] = ()  # runs of words it copies from content alone
     content_quotes: tuple[str, ...] = ()  # what it quotes from content alone (an error line, a page's words)
+    content_refs: tuple[str, ...] = ()  # the scripts (by URL or path) it names that only content names
 
 
 def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Provenance:
@@ -211,8 +234,9 @@ def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Pr
     copied = tuple(copied_runs(text, words))
     quoted = [(q, words.owners(q)) for q in quotes(text)]
     lifted = tuple(q for q, o in quoted if _only_content(o))
-    if from_content or copied:
-        return Provenance("content", from_content, copied, lifted)
+    refs = tuple(p for p in pointers(text) if _only_content(words.owners(p)))
+    if from_content or copied or refs:
+        return Provenance("content", from_content, copied, lifted, refs)
     owners = [o for _, o in quoted if o]
     if any("user" in o for o in owners) or (said_by_user and not owners):
         return Provenance("user", content_quotes=lifted)
