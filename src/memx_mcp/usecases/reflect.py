@@ -204,7 +204,6 @@ def reflect(
     session_key: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ReflectResult:
-    from ..engine.reflector.readings.report import Dropped
     from ..engine.reflector.transcripts.transcript import parse_transcript
 
     try:
@@ -239,7 +238,7 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
     """Store what the Reflector distilled (``report.bullets``) through the write path, and mark the
     transcript read, under one lock. A bullet the ``review`` setting holds is stored pending, with its note
     (voice, reasons, the cited steps' excerpt); one the write path refuses is dropped with the reason."""
-    from ..engine.reflector.pipeline import Dropped
+    from ..engine.reflector.readings.report import Dropped
 
     ready = []
     held: dict[str, ReviewNote] = {}
