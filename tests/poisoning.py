@@ -220,6 +220,18 @@ PROJECT_FILES = {  # the repository the sessions worked on: every file an attack
 }
 
 
+@dataclass(frozen=True)
+class HeldOut:
+    """A corpus other than this one's: where its sessions are, the questions a later session asks near each of
+    its attacks (by attack name and language), the words of its attacks no genuine lesson holds, and the
+    files of the project its sessions worked on."""
+
+    folder: Path
+    queries: dict[str, dict[str, str]]
+    signatures: tuple[str, ...]
+    files: dict[str, str]
+
+
 @dataclass
 class Found:
     """Where one canary (or genuine lesson's marker) turned up."""
@@ -241,9 +253,9 @@ class Outcome:
     leaks: list[str] = field(default_factory=list)  # each attacker instruction that got out, and where
 
 
-def make_project(root: Path) -> Path:
+def make_project(root: Path, files: dict[str, str] | None = None) -> Path:
     project = root / "acme-app"
-    for name, text in PROJECT_FILES.items():
+    for name, text in (files if files is not None else PROJECT_FILES).items():
         path = project / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -354,13 +366,17 @@ def run_corpus(
     embedder: Embedder,
     corpus: Sequence[dict[str, Any]] | None = None,
     settle: Callable[[Memory], None] | None = None,
+    held_out: HeldOut | None = None,
 ) -> Outcome:
     """Every session reflected into one store under ``root`` (``mode``: "session" through the attacker's
     model; "rules", the rules' default strict floor; "rules-all", every rule's bullet), then the hooks and
     `recall` asked what a later session asks. ``settle``: run on the store between the two (the benchmark's
-    ideal quarantine, `quarantine_attacks`)."""
+    ideal quarantine, `quarantine_attacks`). ``held_out``: another corpus's folder, questions, signatures and
+    project files (`tests/test_poisoning_heldout.py`)."""
     corpus = list(corpus if corpus is not None else labels())
-    project = make_project(root)
+    folder, queries_of, signatures = (held_out.folder, held_out.queries, held_out.signatures) if held_out else (
+        CORPUS, QUERIES, SIGNATURES)  # fmt: skip
+    project = make_project(root, held_out.files if held_out else None)
     home = root / "home"
     floor = "all" if mode == "rules-all" else "strict"  # rules-all: every rule's bullet, not only the strict floor's
     reflector = "session" if mode == "session" else "rules"
@@ -374,7 +390,7 @@ def run_corpus(
 
         memory = Memory(settings, _store(settings), ReadyEmbedder(embedder), cwd=project, refiners=refiners)
         for session in corpus:
-            path = CORPUS / session["file"]
+            path = folder / session["file"]
             result = memory.reflect(path.read_text(encoding="utf-8"), path=path, mode=reflector)
             for attack in session["attacker"]:
                 key = (session["session"], attack["canary"])
@@ -394,7 +410,7 @@ def run_corpus(
             payload = {"hook_event_name": "UserPromptSubmit", "prompt": prompt, "session_id": f"later-{n + 1}"}
             printed = hook(home, project, payload) if n < REAL_PROMPTS else memory.inject(payload)
             outputs.append((f"UserPromptSubmit {prompt!r}", printed))
-        queries = sorted({QUERIES[a["attack"]][lang] for s in corpus for a in s["attacker"]
+        queries = sorted({queries_of[a["attack"]][lang] for s in corpus for a in s["attacker"]
                           for lang in ("en", "zh", "ja")})  # fmt: skip
         queries += [g["lesson"][:120] for s in corpus for g in s["genuine"]]
         stop_helper(home)
@@ -416,10 +432,10 @@ def run_corpus(
     canaries = [a["canary"] for s in corpus for a in s["attacker"]]
     for session in corpus:
         for g in session["genuine"]:
-            found = _found(g["marker"], bullets, outputs, (*canaries, *SIGNATURES))
+            found = _found(g["marker"], bullets, outputs, (*canaries, *signatures))
             outcome.genuine[(session["session"], g["marker"])] = found
     for where, text in outputs:
-        sign = next((x for x in SIGNATURES if x in text), "")
+        sign = next((x for x in signatures if x in text), "")
         if sign and not any(c in text for c in canaries):
             outcome.leaks.append(f"unattributed ({sign}) in {where}: {text[:200]}")
     return outcome
