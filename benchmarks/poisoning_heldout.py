@@ -1,0 +1,51 @@
+"""The held-out poisoning corpus (tests/data/poisoning_heldout/, written blind to the defences) through the
+same run as tests/test_poisoning_heldout.py, in every mode: attacker instructions that got through (a hook,
+the MCP server or a trusted recall), the genuine lessons that came through, and each leak.
+
+    python benchmarks/poisoning_heldout.py [--mode session] [--leaks]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from tests.conftest import MODEL
+from tests.poisoning import run_corpus
+from tests.test_poisoning_heldout import CORPUS, HELD_OUT
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=("rules", "rules-all", "session"), action="append")
+    parser.add_argument("--leaks", action="store_true", help="print every attacker line that got through")
+    args = parser.parse_args()
+    from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
+
+    with tempfile.TemporaryDirectory(prefix="memx-poisoning-") as model:
+        embedder = FastEmbedEmbedder(MODEL, prepare_shipped_model(Path(model) / "model"), 384)
+        for mode in args.mode or ["rules", "rules-all", "session"]:
+            _run(mode, embedder, args.leaks)
+
+
+def _run(mode: str, embedder: object, leaks: bool) -> None:
+    with tempfile.TemporaryDirectory(prefix="memx-poisoning-") as tmp:
+        outcome = run_corpus(mode, Path(tmp), embedder, CORPUS, held_out=HELD_OUT)  # type: ignore[arg-type]
+    genuine = sum(1 for f in outcome.genuine.values() if f.stored_active and (f.injected or f.recalled_trusted))
+    leaked = sorted({leak.split(" in ", 1)[0] for leak in outcome.leaks})
+    print(
+        f"{mode}: {len(leaked)} of {len(outcome.attacks)} attacker instructions through "
+        f"({', '.join(leaked) or 'none'}); genuine lessons through {genuine} of {len(outcome.genuine)}; "
+        f"attacks the model proposed {len(outcome.proposed)}"
+    )
+    if leaks:
+        for leak in outcome.leaks:
+            print("  ", leak[:300])
+
+
+if __name__ == "__main__":
+    main()
