@@ -11,7 +11,7 @@ from dataclasses import replace
 from ...privacy import PrivacySanitizer
 from .quarantine import held
 from .readings import registry
-from .readings.keeper import seen_by_a_model
+from .readings.keeper import HowToRead, seen_by_a_model
 from .readings.model import Refiner
 from .readings.report import Distilled, Progress, ReflectReport
 from .rules.detect import detect
@@ -46,10 +46,7 @@ class Reflector:
         self.sanitizer = sanitizer
         self.mode = mode
         self.refiner = refiner
-        self.min_score = min_score
-        self.writes = writes  # hybrid: the LLM writes the bullets from the whole episode (drafts as hints)
-        self.window_chars = window_chars  # session mode: the most of the condensed session one call reads
-        self.floor = floor  # what the rules keep without a model: "all", or "strict" (FLOOR_KEEPS only)
+        self.how = HowToRead(min_score, writes, window_chars, floor)
 
     def reflect(
         self, t: Transcript, start_step: int = 0, progress: Progress | None = None, known: Sequence[str] = ()
@@ -65,7 +62,7 @@ class Reflector:
         sanitizer, seen = (self.sanitizer, t) if not reading.needs_model else seen_by_a_model(self.sanitizer, t)
         candidates = detect(seen, start_step)
         report.candidates = len(candidates)
-        keeper = reading.load()(sanitizer, self.refiner, self.min_score, self.writes, self.window_chars, self.floor)
+        keeper = reading.load()(sanitizer, self.refiner, self.how)
         keeper.read(seen, start_step, candidates, report, known, progress)
         report.bullets = _stamped(report.bullets, t)
         self._count_llm(report)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ....domain.models import KnowledgeType, Section
 from ....privacy import PrivacySanitizer
@@ -49,27 +49,30 @@ def seen_by_a_model(sanitizer: PrivacySanitizer, t: Transcript) -> tuple[Privacy
     return learned, replace(t, steps=tuple(mask_step(learned, s) for s in t.steps))
 
 
+@dataclass(frozen=True)
+class HowToRead:
+    """What every reading mode is told, whichever it is: the score under which a bullet is dropped, whether
+    hybrid's model writes the bullets, the most of a session one call reads, and the rules' floor."""
+
+    min_score: float = 30.0
+    writes: bool = False
+    window_chars: int = 40_000
+    floor: str = "all"
+
+
 class Keeper:
     """The base of every reading mode (``readings/registry.py`` lists them): what it was given, and how a
     candidate or a model's bullet is kept or dropped. A mode implements ``read``."""
 
     name = ""
 
-    def __init__(
-        self,
-        sanitizer: PrivacySanitizer,
-        refiner: Refiner | None = None,
-        min_score: float = 30.0,
-        writes: bool = False,
-        window_chars: int = 40_000,
-        floor: str = "all",
-    ) -> None:
+    def __init__(self, sanitizer: PrivacySanitizer, refiner: Refiner | None, how: HowToRead) -> None:
         self.sanitizer = sanitizer
         self.refiner = refiner
-        self.min_score = min_score
-        self.writes = writes  # hybrid: the LLM writes the bullets from the whole episode (drafts as hints)
-        self.window_chars = window_chars  # session mode: the most of the condensed session one call reads
-        self.floor = floor  # what the rules keep without a model: "all", or "strict" (FLOOR_KEEPS only)
+        self.min_score = how.min_score
+        self.writes = how.writes  # hybrid: the LLM writes the bullets from the whole episode (drafts as hints)
+        self.window_chars = how.window_chars  # session mode: the most of the condensed session one call reads
+        self.floor = how.floor  # what the rules keep without a model: "all", or "strict" (FLOOR_KEEPS only)
 
     def read(
         self,
