@@ -58,16 +58,12 @@ def cursor_transcript(payload: Mapping[str, Any], home: Path) -> Path | None:
 
 
 def codex_transcript(thread: str, codex_home: Path) -> Path | None:
-    """The rollout file of ``thread``: the newest of its name under sessions/ (or archived_sessions/)."""
-    if not re.fullmatch(r"[A-Za-z0-9-]+", thread):  # it becomes part of a file pattern
-        return None
-    found = [
-        p
-        for sub in ("sessions", "archived_sessions")
-        for p in (codex_home / sub).glob(f"**/rollout-*{thread}.jsonl")
-        if p.is_file()
-    ]
-    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+    """The rollout file of ``thread``: the newest of its name under sessions/ (or archived_sessions/), plain
+    or compressed (``.jsonl.zst``)."""
+    from .sessions import codex_rollouts
+
+    found = codex_rollouts(codex_home, thread)
+    return found[0] if found else None
 
 
 def _codex_home() -> Path:

@@ -10,6 +10,7 @@ a larger one, or one the rules could not store (a full disk), goes to the worker
 from __future__ import annotations
 
 import logging
+import re
 import time
 from pathlib import Path
 
@@ -20,6 +21,44 @@ from .queue import QueuedSession
 # the largest transcript the rules read inside the hook: about a second of their work (they read 0.25-0.4 MB
 # a second; 49 MB took 134 s); a larger one goes to the detached worker
 INLINE_RULES_BYTES = 256 * 1024
+
+
+# Where the clients keep their session files, as of their current versions. Codex: ``sessions/YYYY/MM/DD/
+# rollout-<time>-<thread id>.jsonl``, compressed to ``.jsonl.zst`` after 7 days (0.142+), or under
+# ``archived_sessions/``. Gemini CLI 0.44: ``tmp/<project slug>/chats/session-<time>-<id>.jsonl`` (older: the
+# project's hash for the slug, ``.json``), a sub-agent's chats under ``chats/<parent session id>/``.
+CODEX_ROLLOUT_SUFFIXES = (".jsonl", ".jsonl.zst")
+GEMINI_CHAT_SUFFIXES = (".jsonl", ".json")
+
+
+def codex_rollouts(codex_home: Path, thread: str = "") -> list[Path]:
+    """Codex's rollout files (of ``thread`` when given), plain or zstd-compressed, newest first."""
+    if thread and not re.fullmatch(r"[A-Za-z0-9-]+", thread):  # it becomes part of a file pattern
+        return []
+    found = [
+        p
+        for sub in ("sessions", "archived_sessions")
+        for suffix in CODEX_ROLLOUT_SUFFIXES
+        for p in (codex_home / sub).glob(f"**/rollout-*{thread}{suffix}")
+        if p.is_file()
+    ]
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def gemini_chats(gemini_home: Path) -> list[Path]:
+    """Gemini CLI's saved chats: ``tmp/<slug>/chats/*`` and the sub-agents' ``tmp/<slug>/chats/<parent>/*``."""
+    found = [
+        p
+        for pattern in ("tmp/*/chats/*", "tmp/*/chats/*/*")
+        for p in gemini_home.glob(pattern)
+        if p.is_file() and p.name.endswith(GEMINI_CHAT_SUFFIXES)
+    ]
+    return sorted(found)
+
+
+def gemini_parent(chat: Path) -> str:
+    """The parent session id of a sub-agent's chat (it sits in ``chats/<parent id>/``), else ''."""
+    return chat.parent.name if chat.parent.parent.name == "chats" else ""
 
 
 def is_child() -> bool:

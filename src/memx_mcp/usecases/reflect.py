@@ -119,6 +119,26 @@ def allowed_path(raw: str, cwd: Path) -> Path:
     return path
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def _unpacked(path: Path, data: bytes) -> bytes:
+    """A zstd-compressed transcript (Codex compresses rollouts older than 7 days to ``.jsonl.zst``)
+    decompressed, up to the size a transcript may have; any other file as it is."""
+    if not data.startswith(ZSTD_MAGIC):
+        return data
+    import pyarrow as pa  # its zstd codec: no extra dependency for a format only old Codex rollouts use
+
+    try:
+        stream = pa.CompressedInputStream(pa.BufferReader(data), "zstd")
+        out = stream.read(MAX_TRANSCRIPT_BYTES + 1)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise InvalidInputError(f"{path}: a zstd file that does not decompress ({exc})") from exc
+    if len(out) > MAX_TRANSCRIPT_BYTES:
+        raise InvalidInputError(f"{path}: over {MAX_TRANSCRIPT_BYTES // 10**6} MB once decompressed")
+    return bytes(out)
+
+
 def read_transcript(path: Path) -> str:
     """Read a transcript file: a clear error for what is missing, huge, binary or not UTF-8 text."""
     if not path.is_file():
@@ -126,7 +146,7 @@ def read_transcript(path: Path) -> str:
     size = path.stat().st_size
     if size > MAX_TRANSCRIPT_BYTES:
         raise InvalidInputError(f"{path}: {size / 1e6:.0f} MB; transcripts up to {MAX_TRANSCRIPT_BYTES // 10**6} MB")
-    data = path.read_bytes()
+    data = _unpacked(path, path.read_bytes())
     if b"\x00" in data[:65536]:
         raise InvalidInputError(f"{path}: binary file; give a JSONL, JSON or text transcript")
     try:  # line ends as Python reads text files: a CRLF export reads as the same session as its LF copy

@@ -17,8 +17,11 @@ SESSION = DATA / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 def test_a_real_claude_code_session_becomes_ordered_steps_with_tool_results_and_errors() -> None:
     t = parse_transcript(SESSION.read_text(encoding="utf-8"))
     assert t.format == "claude-code" and t.session_id.startswith("258c7280")
-    tools = [s for s in t.steps if s.role == "tool"]
+    tools = [s for s in t.steps if s.role == "tool" and s.tool != "TaskNotification"]
     assert len(tools) == 186
+    # its two background-task notifications are what the tasks reported, not the user's words
+    notices = [s for s in t.steps if s.tool == "TaskNotification"]
+    assert len(notices) == 2 and all(s.result.startswith("completed") for s in notices)
     assert sum(s.is_error for s in tools) == 7  # the is_error flags of the file
     assert [s.index for s in t.steps] == list(range(len(t.steps)))
     push = next(s for s in tools if s.command.startswith("git push") and s.is_error)

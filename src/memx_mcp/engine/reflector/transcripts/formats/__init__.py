@@ -10,7 +10,7 @@ from typing import Any
 
 from .aider import is_aider, parse_aider
 from .codex import is_codex, parse_codex
-from .cursor import is_cursor, parse_cursor
+from .cursor import is_cursor, is_cursor_text, parse_cursor, parse_cursor_text
 from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
 from .gemini import is_gemini, parse_gemini
 from .session_export import is_session_export, parse_session_export
@@ -21,6 +21,8 @@ __all__ = ["AssistantText", "Event", "Parsed", "ToolCall", "ToolResult", "UserTe
 
 def parse_markdown(text: str) -> Parsed | None:
     """A markdown session in one of the known formats, or None (then it is read as plain text)."""
+    if is_cursor_text(text):
+        return parse_cursor_text(text)
     if is_aider(text):
         return parse_aider(text)
     if is_specstory(text):

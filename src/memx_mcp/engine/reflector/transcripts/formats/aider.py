@@ -22,6 +22,9 @@ _PROMPTS = re.compile(
     r"Commit [0-9a-f]{7}|Create new file\?|Please answer with)"
 )
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
+# aider's own yes/no questions, which 0.86 also writes as a "####" line with the answer given: aider's words
+# (and a one-word answer), not the person's
+_ASKED = re.compile(r"\(Y\)es/\(N\)o")
 # aider ends each line it writes itself (what the person typed, its own output) with two spaces; a model's
 # code does not, so such a line inside an open code fence means the answer stopped before closing it
 _CUT_ANSWER = re.compile(r"^(?:# aider chat started at |(?:####|>) .*\S  $)")
@@ -125,7 +128,7 @@ class _Reader:
         return call_id
 
     def user(self, lines: list[str]) -> None:
-        text = "\n".join(lines).strip()
+        text = "\n".join(ln for ln in lines if not _ASKED.search(ln)).strip()
         run, ask = _RUN_INPUT.match(text), _ASK_INPUT.match(text)
         if run:
             self.open_run = self.call("Bash", {"command": run.group(1).strip()})

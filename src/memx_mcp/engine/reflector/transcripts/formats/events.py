@@ -50,6 +50,10 @@ class Parsed:
     session_id: str = ""
     cwd: str = ""
     skipped: int = 0
+    # what the reader says about the session beyond its steps: a thread it did not read (a memory-
+    # consolidation thread), tool calls recorded without their results, the client's own messages set aside
+    notes: tuple[str, ...] = ()
+    results_recorded: bool = True  # False: the format keeps no tool results; no call's outcome is known
 
 
 def patch_edit(patch: str) -> dict[str, str]:

@@ -17,6 +17,9 @@ from typing import Any
 from .events import AssistantText, Event, Parsed, ToolCall, ToolResult, UserText
 
 _TYPES = ("user", "gemini", "info", "error", "warning")
+# What Gemini CLI 0.44 puts before the first prompt as a "user" message (the date, the OS, the folder tree):
+# the CLI's, not the person's
+_SESSION_CONTEXT = re.compile(r"<session_context>.*?(?:</session_context>|\Z)\s*", re.S)
 _UNTRUSTED = re.compile(r"^\s*<untrusted_context>\n?|\n?</untrusted_context>\s*$")
 _EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 # The frame of run_shell_command's answer (packages/core/src/tools/shell.ts): "Output: …", then the lines
@@ -103,6 +106,8 @@ def parse_gemini(records: list[Mapping[str, Any]], skipped: int) -> Parsed:
     for m in messages.values():
         ts = str(m.get("timestamp") or "") or None
         text = _text(m.get("content"))
+        if m.get("type") == "user":
+            text = _SESSION_CONTEXT.sub("", text)
         if m.get("type") == "user" and text.strip():
             events.append(UserText(text, ts))
         elif m.get("type") == "gemini":
