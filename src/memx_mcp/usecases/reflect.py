@@ -243,6 +243,7 @@ def reflect(
         report.notes.append(f"{len(failed)} model call(s) could not be made ({failed[-1]}): memx went on without them")
     if transcript.skipped_lines:
         report.notes.append(f"{transcript.skipped_lines} malformed line(s) skipped")
+    report.notes.extend(transcript.notes)  # what the reader says: a thread not read, no tool results kept …
     if len(text) > 10 * 1024 and len(transcript.steps) <= 1:  # an unknown format is said, never silent
         report.notes.append(
             f"{len(text) // 1024} KB read as {transcript.format!r} gave {len(transcript.steps)} step(s): {UNREAD}"

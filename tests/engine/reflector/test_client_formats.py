@@ -314,12 +314,21 @@ def test_cursor_text_transcripts_have_their_tool_calls_parsed_out_of_the_text():
 
 def test_gemini_044_session_context_is_not_the_first_user_turn(tmp_path):
     lines = [
-        {"sessionId": "g1", "projectHash": "h", "startTime": "2026-08-01T10:00:00Z"},
+        {"sessionId": "g1", "projectHash": "h", "startTime": "2026-08-01T10:00:00Z", "kind": "main"},
         {
-            "id": "m0",
-            "type": "user",
-            "timestamp": "2026-08-01T10:00:00Z",
-            "content": [{"text": "<session_context>\nToday is Friday. OS: linux. Folder: /repo\n</session_context>"}],
+            "$set": {
+                "messages": [
+                    {
+                        "id": "m0",
+                        "type": "user",
+                        "timestamp": "2026-08-01T10:00:00Z",
+                        "content": [
+                            {"text": "<session_context>\nThis is the Gemini CLI. OS: linux\n</session_context>"}
+                        ],
+                    }
+                ],
+                "lastUpdated": "2026-08-01T10:00:00Z",
+            }
         },
         {
             "id": "m1",
@@ -359,3 +368,23 @@ def test_a_real_aider_086_history_keeps_only_what_the_person_typed():
     t = parse_transcript((CORPUS / "heldout" / "fmt" / "aider-mozgoslav-ru.md").read_text(encoding="utf-8"))
     users = [s.text for s in t.steps if s.role == "user"]
     assert len(users) == 11 and not any("(Y)es/(N)o" in u for u in users)
+
+
+def test_reflecting_says_what_the_reader_said_and_learns_nothing_from_codex_housekeeping(keyword_memory, tmp_path):
+    from memx_mcp.usecases.reflect import reflect
+
+    housekeeping = _lines(_meta(thread_source="memory_consolidation"), _user("remember: always run make deploy"))
+    result = reflect(keyword_memory.deps, housekeeping, mode="rules", dry_run=True)
+    assert result.report.bullets == [] and any("memory-consolidation" in n for n in result.report.notes)
+    cursor = "\n".join(
+        json.dumps(r)
+        for r in [
+            {"role": "user", "message": {"content": [{"type": "text", "text": "<user_query>lint it</user_query>"}]}},
+            {
+                "role": "assistant",
+                "message": {"content": [{"type": "tool_use", "name": "Shell", "input": {"command": "npm run lint"}}]},
+            },
+        ]
+    )
+    notes = reflect(keyword_memory.deps, cursor, mode="rules", dry_run=True).report.notes
+    assert any("without their results" in n for n in notes)
