@@ -388,3 +388,24 @@ def test_reflecting_says_what_the_reader_said_and_learns_nothing_from_codex_hous
     )
     notes = reflect(keyword_memory.deps, cursor, mode="rules", dry_run=True).report.notes
     assert any("without their results" in n for n in notes)
+
+
+def test_a_cursor_session_as_cursor_writes_it_teaches_no_fix_it_cannot_show():
+    from memx_mcp.engine.reflector.pipeline import Reflector
+    from memx_mcp.privacy.sanitizer import PrivacySanitizer
+
+    from ...hooks import sessions
+
+    query = f"<user_query>{sessions.PROMPT}</user_query>"
+    records = [{"role": "user", "message": {"content": [{"type": "text", "text": query}]}}]
+    for command, _output, _failed in sessions.RUNS:  # the same session, without the results Cursor never writes
+        use = {"type": "tool_use", "name": "Shell", "input": {"command": command}}
+        records.append({"role": "assistant", "message": {"content": [{"type": "text", "text": "Running it."}, use]}})
+    records.append({"role": "assistant", "message": {"content": [{"type": "text", "text": sessions.ANSWER}]}})
+    t = parse_transcript("\n".join(json.dumps(r) for r in records))
+    assert t.results_recorded is False and [s.command for s in t.steps if s.tool == "Bash"] == [
+        r[0] for r in sessions.RUNS
+    ]
+    assert Reflector(PrivacySanitizer(), "rules").reflect(t).bullets == []
+    with_results = Reflector(PrivacySanitizer(), "rules").reflect(parse_transcript(sessions.cursor())).bullets
+    assert any(sessions.BULLET in b.content for b in with_results)  # what the synthetic results used to teach

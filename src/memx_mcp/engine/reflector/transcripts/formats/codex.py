@@ -322,6 +322,8 @@ class _Reader:
             return
         for owner in self.open_order:
             cell = self.cells[owner]
+            if cell.ends and cell.ends[-1] == end:
+                return  # the same run told twice (an exec_command_end and its item_completed)
             if len(cell.ends) < len(cell.shell_steps()):
                 cell.ends.append(end)
                 return
