@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memx_mcp.domain.errors import InvalidInputError
 from memx_mcp.engine.reflector.transcripts.formats.codemode import cell_calls
@@ -134,6 +136,52 @@ def test_a_hostile_cell_neither_crashes_nor_hangs_the_reader(source):
     calls = cell_calls(source)
     assert time.monotonic() - started < 60  # generous: the point is that it returns
     assert all(not c.read or isinstance(c.argument, dict | str | list) for c in calls)
+
+
+_JS = st.lists(
+    st.sampled_from(
+        [
+            "tools.",
+            "exec_command",
+            "apply_patch",
+            "(",
+            ")",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            ";",
+            '"',
+            "'",
+            "`",
+            "${",
+            "\\",
+            "//",
+            "/*",
+            "*/",
+            "\n",
+            "cmd",
+            "const",
+            "=",
+            "x",
+            "1",
+            "-",
+            " ",
+            "tools",
+            '["a"]',
+        ]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_JS, st.text(max_size=200)))
+def test_any_cell_text_is_read_without_an_error(source):
+    for call in cell_calls(source):
+        assert isinstance(call.name, str) and (call.read or call.argument is None)
 
 
 def test_code_mode_reads_literals_only_and_nothing_in_comments_or_strings():
