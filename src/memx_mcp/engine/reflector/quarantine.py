@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .backing import Backing, unbacked
+from .command_shapes import shapes
 from .voices import Provenance
 
 FETCH_AND_EXECUTE = re.compile(
@@ -165,13 +167,21 @@ ORDER = re.compile(
 
 
 def risks(text: str) -> tuple[str, ...]:
-    """The risky things ``text`` tells the agent to do, whoever wrote it."""
-    return tuple(dict.fromkeys(why for why, test in TESTS if test.search(text)))
+    """The risky things ``text`` tells the agent to do, whoever wrote it: by its words, and by the shapes of
+    its commands (``command_shapes``)."""
+    return tuple(dict.fromkeys([*(why for why, test in TESTS if test.search(text)), *shapes(text)]))
 
 
-def held(text: str, origin: Provenance) -> tuple[str, ...]:
-    """Why a lesson must wait for review (empty: it need not): its risks, and advice taken from content."""
+def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[str, ...]:
+    """Why a lesson must wait for review (empty: it need not): its risks, advice taken from content, and
+    (given what happened in its session, ``backed``) advice that nothing the assistant ran or the user typed
+    backs."""
     reasons = list(risks(text))
+    if backed is not None:
+        missing = unbacked(text, backed)
+        if missing:
+            shown = ", ".join(f"`{m[:80]}`" for m in missing[:2])
+            reasons.append(f"advice not backed by the session: {shown} never ran successfully nor typed by the user")
     if origin.content_actions:
         shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
         reasons.append(f"advice from content: {shown} only appears in what a tool returned")

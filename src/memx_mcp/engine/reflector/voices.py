@@ -97,13 +97,52 @@ class SessionWords:
         return frozenset(found)
 
 
+# Tool inputs that hold text written into a file (Write, Edit, MultiEdit, apply_patch, create_file …)
+_WRITTEN_KEYS = frozenset({"content", "contents", "new_string", "new_str", "file_text", "patch", "input", "text",
+                           "code", "body", "diff"})  # fmt: skip
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?[^\n]*\n(.*?)(?:^\s*\1\s*$|\Z)", re.S | re.M)
+
+
+class _Seen:
+    """Runs of words (a run of ``RUN_WORDS`` words, or of ``RUN_CJK`` characters of Chinese or Japanese) seen in
+    content so far, to trace text the assistant writes back to content it copied it from."""
+
+    def __init__(self) -> None:
+        self.runs: set[int] = set()
+
+    @staticmethod
+    def _windows(tokens: list[str]) -> Iterable[int]:
+        for at, token in enumerate(tokens):
+            size = RUN_CJK if _CJK.match(token) else RUN_WORDS
+            if at + size <= len(tokens):
+                yield hash(tuple(tokens[at : at + size]))
+
+    def add(self, text: str) -> None:
+        self.runs.update(self._windows(_tokens(text)))
+
+    def holds(self, line: str) -> bool:
+        return any(w in self.runs for w in self._windows(_tokens(line)))
+
+
+def _written(step: Step) -> list[str]:
+    """The text a tool call writes into a file: its written inputs and the bodies of its shell here-docs."""
+    out = [v for k, v in step.tool_input.items() if k in _WRITTEN_KEYS and isinstance(v, str)]
+    command = step.tool_input.get("command") or step.tool_input.get("cmd")
+    if isinstance(command, str) and "<<" in command:
+        out += [m.group(2) for m in _HEREDOC.finditer(command)]
+    return out
+
+
 def session_words(steps: Iterable[Step]) -> SessionWords:
     """Every step's words, by owner: a user message is the user's; an assistant message and a tool call's
-    inputs are the assistant's; a tool call's result is content."""
+    inputs are the assistant's; a tool call's result is content. A line the assistant writes into a file
+    that copies a run of words from content seen earlier (a page's text pasted into a script or a Makefile)
+    stays content's: writing it does not make it the assistant's own."""
     user: list[str] = []
     action: list[str] = []
     prose: list[str] = []
     content: list[str] = []
+    seen = _Seen()
     for s in steps:
         if s.role == "user":
             # what the client put inside the user's message (a reminder holding a file, a hook's output) is
@@ -111,11 +150,19 @@ def session_words(steps: Iterable[Step]) -> SessionWords:
             injected = [m.group(0) for m in _INJECTED.finditer(s.text)]
             user.append(_INJECTED.sub(" ", s.text) if injected else s.text)
             content.extend(injected)
+            seen.add(" ".join(injected))
         elif s.role == "assistant":
             prose.append(s.text)
         else:
-            action.extend(v for v in s.tool_input.values() if isinstance(v, str))
+            written = _written(s)
+            copied = [line for text in written for line in text.splitlines() if seen.holds(line)]
+            inputs = [v for v in s.tool_input.values() if isinstance(v, str)]
+            if copied:
+                inputs = ["\n".join(ln for ln in v.splitlines() if ln not in copied) for v in inputs]
+                content.extend(copied)
+            action.extend(inputs)
             content.append(s.result)
+            seen.add(s.result)
 
     def joined(texts: list[str]) -> str:
         whole = "\n".join(texts)
