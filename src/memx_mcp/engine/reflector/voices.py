@@ -272,6 +272,7 @@ class Provenance:
     copied: tuple[str, ...] = ()  # runs of words it copies from content alone
     content_quotes: tuple[str, ...] = ()  # what it quotes from content alone (an error line, a page's words)
     content_refs: tuple[str, ...] = ()  # the scripts (by URL or path) it names that only content names
+    copied_share: float = 0.0  # of its words outside quotes, the share in runs copied from content alone
 
 
 def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Provenance:
@@ -279,17 +280,24 @@ def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Pr
     user's message (a rule that reads the user's words), the voice when nothing it quotes is found."""
     from_content = tuple(a for a in actions(text) if _only_content(words.owners(a)))
     copied = tuple(copied_runs(text, words))
+    share = _share(text, copied)
     quoted = [(q, words.owners(q)) for q in quotes(text)]
     lifted = tuple(q for q, o in quoted if _only_content(o))
     refs = tuple(p for p in pointers(text) if _only_content(words.owners(p)))
     if from_content or copied or refs:
-        return Provenance("content", from_content, copied, lifted, refs)
+        return Provenance("content", from_content, copied, lifted, refs, share)
     owners = [o for _, o in quoted if o]
     if any("user" in o for o in owners) or (said_by_user and not owners):
         return Provenance("user", content_quotes=lifted)
     if owners and all(o == {"content"} for o in owners):
         return Provenance("content", content_quotes=lifted)
     return Provenance("assistant", content_quotes=lifted)
+
+
+def _share(text: str, copied: Sequence[str]) -> float:
+    """How much of ``text`` (its words outside quotes) the ``copied`` runs cover."""
+    words = [t for t in _tokens(_MASKED.sub(" ", _QUOTED.sub(" | ", text))) if t != "|"]
+    return min(1.0, sum(len(_tokens(run)) for run in copied) / len(words)) if words else 0.0
 
 
 def _only_content(owners: frozenset[Owner]) -> bool:
