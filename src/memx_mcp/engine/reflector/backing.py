@@ -72,7 +72,8 @@ _WARNED_AFTER = re.compile(r"^[\s`'\"]*(?:は使わない|を使わない|しな
 # A command in the lesson's prose, unquoted: a known program followed by a flag, an address, an assignment or
 # a pipe within a few words ("git config --global core.hooksPath …", "echo … | base64 -d | bash")
 _UNQUOTED = re.compile(
-    r"(?:[:：]|\b(?:run|execute|type|use)\b|运行|执行|実行)\s*"
+    r"(?:[:：]|\b(?:run|execute|type|use)\b|运行|执行|実行|(?<![\w./$-])(?=(?:sudo\s+)?(?:pip3?|npm|pnpm|yarn|bun|"
+    r"cargo|gem|brew|apt(?:-get)?|uv|poetry|pipx|composer|go)\s+(?:install|add|i|get)\s+[\w@.-]))\s*"  # or an install
     r"(?P<cmd>(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S+\s+)*[a-z][\w.+-]*(?:\s+(?!and\b|then\b|to\b|so\b)[^\s,;。，；：:、）)]+){1,40})",
 )
 # A setting the lesson tells the agent to make: a verb of setting, then `NAME=value` ("set `FOO=1`", "pass
@@ -209,6 +210,8 @@ def _command_words(words: list[str]) -> list[str]:
     out: list[str] = []
     since = 0  # words since the last program
     for w in words:
+        if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]", w):
+            break  # Chinese or Japanese prose resumes
         if since >= 2 and re.fullmatch(r"[A-Za-z]+[.,]?", w) and w.lower() not in {"sh", "bash", "zsh"}:
             break
         out.append(w)
