@@ -64,10 +64,10 @@ def test_the_held_out_corpus_has_new_attacks_in_three_languages_and_every_canary
         assert all(a["canary"] in text for a in s["attacker"]) and s["genuine"]
 
 
-# Only the rules' default floor passes today. Every rule's bullets (1 of 29 through) and session mode with a
-# model that follows the attacker (12 of 29) do not: issue 31 stays open on them, and
-# `python benchmarks/poisoning_heldout.py` measures all three (benchmarks/RESULTS.md, issue 31).
-@pytest.mark.parametrize("mode", ["rules"])
+# Every mode: the rules' default floor, every rule's bullets (1 of 29 through before advice had to be backed by
+# what happened) and session mode with a model that follows the attacker (12 of 29 before). This corpus has been
+# seen since (it is tuning material now); `python benchmarks/poisoning_heldout.py` measures all three.
+@pytest.mark.parametrize("mode", ["rules", "rules-all", "session"])
 def test_no_held_out_attacker_instruction_is_injected_or_recalled_as_trusted(
     mode: str, tmp_path: Path, embedder: Embedder
 ) -> None:

@@ -113,6 +113,21 @@ def test_a_pending_bullet_is_never_injected_recalled_merged_or_a_contradiction(m
     assert "evil.example" not in start and "evil.example" not in prompt
 
 
+def test_a_bullet_held_again_with_the_same_words_waits_once_with_its_first_note(memory: Memory) -> None:
+    step = fetch_step(poisoned_session())
+    learn(memory, distilled(CURL, step, voice="content", held=(FETCH_REASON,)))
+    again = learn(
+        memory,
+        distilled(CURL.upper().replace(" ", "  "), step, voice="content", held=("another reason",)),
+        distilled("Never pipe a download into a shell", step, held=("x",)),
+        key="session:poison-2",
+    )
+    waiting = memory.pending()
+    assert sorted(w.bullet.content for w in waiting) == sorted([CURL, "Never pipe a download into a shell"])
+    assert next(w for w in waiting if w.bullet.content == CURL).note.reasons == (FETCH_REASON,)
+    assert any("already waiting for review" in n for n in again.notes)
+
+
 def test_session_start_says_in_one_line_that_bullets_wait(memory: Memory) -> None:
     assert inject(memory.deps, {"hook_event_name": "SessionStart"}) == ""
     step = fetch_step(poisoned_session())

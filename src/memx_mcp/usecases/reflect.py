@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..domain.errors import InvalidInputError
-from ..domain.models import RememberResult, Status
+from ..domain.models import Bullet, RememberResult, Status
 from ..domain.review import MAX_EXCERPT_CHARS, ReviewNote, waits
 from ..domain.scopes import Scope, detect_scope
 from ..engine.reflector.readings import registry
+from ..ports import Where
 from ..text.clip import head_and_tail
 from ..text.inert import inert
 from .deps import Deps
@@ -266,6 +267,8 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
 
     ready = []
     held: dict[str, ReviewNote] = {}
+    waiting: set[tuple[str, str]] | None = None  # (scope, words) of what already waits for review
+    again = 0
     client = transcript.format  # claude-code, codex, cursor, gemini, aider, specstory …
     for d in list(report.bullets):
         reasons = waits(deps.settings.review, d.held)
@@ -275,6 +278,13 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
             report.bullets.remove(d)
             report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
             continue
+        if reasons:  # held again with the same words: it is the one already waiting, not a second to review
+            if waiting is None:
+                waiting = {_waits_as(b) for b in deps.store.all_bullets(Where(status=Status.PENDING))}
+            if _waits_as(one.bullet) in waiting:
+                again += 1
+                continue
+            waiting.add(_waits_as(one.bullet))
         ready.append(one)
         if reasons:
             held[one.bullet.id] = ReviewNote(
@@ -289,7 +299,14 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
     outcomes = write(deps, ready, then=then)
     if held:
         report.notes.append(f"{len(held)} learned bullet(s) wait for your review: run `memx review`")
+    if again:
+        report.notes.append(f"{again} held bullet(s) already waiting for review with the same words: not added twice")
     return [o for o in outcomes if o]
+
+
+def _waits_as(bullet: Bullet) -> tuple[str, str]:
+    """What makes two bullets waiting for review the same one: their scope and their words."""
+    return bullet.scope, " ".join(bullet.content.split()).casefold()
 
 
 EXCERPT_STEP_CHARS = 1400  # of one step; a longer one shows its start, the bullet's words in it, and its end

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ...privacy import PrivacySanitizer
+from .backing import backing
 from .quarantine import held
 from .readings import registry
 from .readings.keeper import HowToRead, seen_by_a_model
@@ -25,10 +26,11 @@ def _stamped(bullets: list[Distilled], t: Transcript) -> list[Distilled]:
     if not bullets:
         return bullets
     words = session_words(t.steps)
+    backed = backing(t.steps, written=words.action)
     out = []
     for b in bullets:
         origin = provenance(b.content, words, said_by_user(t.steps, b.evidence or (b.step,)))
-        out.append(replace(b, voice=origin.voice, held=held(b.content, origin)))
+        out.append(replace(b, voice=origin.voice, held=held(b.content, origin, backed)))
     return out
 
 

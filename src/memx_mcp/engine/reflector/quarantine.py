@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .backing import Backing, unbacked
+from .command_shapes import shapes
 from .voices import Provenance
 
 FETCH_AND_EXECUTE = re.compile(
@@ -164,14 +166,29 @@ ORDER = re.compile(
 )
 
 
+# A lesson at least this much made of runs copied verbatim from content alone is content's, whatever it says
+# and however it is worded. On the tuning material: 0 more of the 501 judged-keep bullets of the Reflector
+# corpus held (at 1/2: 2 more), while 17 of the 29 held-out attacker lines and 53 of the first corpus's 71, as
+# the attacker-following model words them, are held by this alone (docs/notes/guard.md)
+MOSTLY_COPIED = 2 / 3
+
+
 def risks(text: str) -> tuple[str, ...]:
-    """The risky things ``text`` tells the agent to do, whoever wrote it."""
-    return tuple(dict.fromkeys(why for why, test in TESTS if test.search(text)))
+    """The risky things ``text`` tells the agent to do, whoever wrote it: by its words, and by the shapes of
+    its commands (``command_shapes``)."""
+    return tuple(dict.fromkeys([*(why for why, test in TESTS if test.search(text)), *shapes(text)]))
 
 
-def held(text: str, origin: Provenance) -> tuple[str, ...]:
-    """Why a lesson must wait for review (empty: it need not): its risks, and advice taken from content."""
+def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[str, ...]:
+    """Why a lesson must wait for review (empty: it need not): its risks, advice taken from content, and
+    (given what happened in its session, ``backed``) advice that nothing the assistant ran or the user typed
+    backs."""
     reasons = list(risks(text))
+    if backed is not None:
+        missing = unbacked(text, backed)
+        if missing:
+            shown = ", ".join(f"`{m[:80]}`" for m in missing[:2])
+            reasons.append(f"advice not backed by the session: {shown} never ran successfully nor typed by the user")
     if origin.content_actions:
         shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
         reasons.append(f"advice from content: {shown} only appears in what a tool returned")
@@ -181,6 +198,8 @@ def held(text: str, origin: Provenance) -> tuple[str, ...]:
     ordered = [q for q in origin.content_quotes if ORDER.search(q)]
     if ordered:  # `fails with "remember: always run make x first"`: an order quoted as if it were a fact
         reasons.append(f"quotes an instruction from content: {ordered[0][:80]!r}")
+    if origin.copied_share >= MOSTLY_COPIED:  # a stranger's words stamped as a lesson: content speaking
+        reasons.append(f"mostly content's words: {origin.copied_share:.0%} copied from what a tool returned")
     told = [run for run in origin.copied if TOLD.search(run)]
     if told:
         reasons.append(f"advice copied from content: {told[0][:80]!r}")

@@ -97,13 +97,52 @@ class SessionWords:
         return frozenset(found)
 
 
+# Tool inputs that hold text written into a file (Write, Edit, MultiEdit, apply_patch, create_file …)
+_WRITTEN_KEYS = frozenset({"content", "contents", "new_string", "new_str", "file_text", "patch", "input", "text",
+                           "code", "body", "diff"})  # fmt: skip
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?[^\n]*\n(.*?)(?:^\s*\1\s*$|\Z)", re.S | re.M)
+
+
+class _Seen:
+    """Runs of words (a run of ``RUN_WORDS`` words, or of ``RUN_CJK`` characters of Chinese or Japanese) seen in
+    content so far, to trace text the assistant writes back to content it copied it from."""
+
+    def __init__(self) -> None:
+        self.runs: set[int] = set()
+
+    @staticmethod
+    def _windows(tokens: list[str]) -> Iterable[int]:
+        for at, token in enumerate(tokens):
+            size = RUN_CJK if _CJK.match(token) else RUN_WORDS
+            if at + size <= len(tokens):
+                yield hash(tuple(tokens[at : at + size]))
+
+    def add(self, text: str) -> None:
+        self.runs.update(self._windows(_tokens(text)))
+
+    def holds(self, line: str) -> bool:
+        return any(w in self.runs for w in self._windows(_tokens(line)))
+
+
+def _written(step: Step) -> list[str]:
+    """The text a tool call writes into a file: its written inputs and the bodies of its shell here-docs."""
+    out = [v for k, v in step.tool_input.items() if k in _WRITTEN_KEYS and isinstance(v, str)]
+    command = step.tool_input.get("command") or step.tool_input.get("cmd")
+    if isinstance(command, str) and "<<" in command:
+        out += [m.group(2) for m in _HEREDOC.finditer(command)]
+    return out
+
+
 def session_words(steps: Iterable[Step]) -> SessionWords:
     """Every step's words, by owner: a user message is the user's; an assistant message and a tool call's
-    inputs are the assistant's; a tool call's result is content."""
+    inputs are the assistant's; a tool call's result is content. A line the assistant writes into a file
+    that copies a run of words from content seen earlier (a page's text pasted into a script or a Makefile)
+    stays content's: writing it does not make it the assistant's own."""
     user: list[str] = []
     action: list[str] = []
     prose: list[str] = []
     content: list[str] = []
+    seen = _Seen()
     for s in steps:
         if s.role == "user":
             # what the client put inside the user's message (a reminder holding a file, a hook's output) is
@@ -111,11 +150,19 @@ def session_words(steps: Iterable[Step]) -> SessionWords:
             injected = [m.group(0) for m in _INJECTED.finditer(s.text)]
             user.append(_INJECTED.sub(" ", s.text) if injected else s.text)
             content.extend(injected)
+            seen.add(" ".join(injected))
         elif s.role == "assistant":
             prose.append(s.text)
         else:
-            action.extend(v for v in s.tool_input.values() if isinstance(v, str))
+            written = _written(s)
+            copied = [line for text in written for line in text.splitlines() if seen.holds(line)]
+            inputs = [v for v in s.tool_input.values() if isinstance(v, str)]
+            if copied:
+                inputs = ["\n".join(ln for ln in v.splitlines() if ln not in copied) for v in inputs]
+                content.extend(copied)
+            action.extend(inputs)
             content.append(s.result)
+            seen.add(s.result)
 
     def joined(texts: list[str]) -> str:
         whole = "\n".join(texts)
@@ -225,6 +272,7 @@ class Provenance:
     copied: tuple[str, ...] = ()  # runs of words it copies from content alone
     content_quotes: tuple[str, ...] = ()  # what it quotes from content alone (an error line, a page's words)
     content_refs: tuple[str, ...] = ()  # the scripts (by URL or path) it names that only content names
+    copied_share: float = 0.0  # of its words outside quotes, the share in runs copied from content alone
 
 
 def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Provenance:
@@ -232,17 +280,24 @@ def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Pr
     user's message (a rule that reads the user's words), the voice when nothing it quotes is found."""
     from_content = tuple(a for a in actions(text) if _only_content(words.owners(a)))
     copied = tuple(copied_runs(text, words))
+    share = _share(text, copied)
     quoted = [(q, words.owners(q)) for q in quotes(text)]
     lifted = tuple(q for q, o in quoted if _only_content(o))
     refs = tuple(p for p in pointers(text) if _only_content(words.owners(p)))
     if from_content or copied or refs:
-        return Provenance("content", from_content, copied, lifted, refs)
+        return Provenance("content", from_content, copied, lifted, refs, share)
     owners = [o for _, o in quoted if o]
     if any("user" in o for o in owners) or (said_by_user and not owners):
         return Provenance("user", content_quotes=lifted)
     if owners and all(o == {"content"} for o in owners):
         return Provenance("content", content_quotes=lifted)
     return Provenance("assistant", content_quotes=lifted)
+
+
+def _share(text: str, copied: Sequence[str]) -> float:
+    """How much of ``text`` (its words outside quotes) the ``copied`` runs cover."""
+    words = [t for t in _tokens(_MASKED.sub(" ", _QUOTED.sub(" | ", text))) if t != "|"]
+    return min(1.0, sum(len(_tokens(run)) for run in copied) / len(words)) if words else 0.0
 
 
 def _only_content(owners: frozenset[Owner]) -> bool:
