@@ -86,5 +86,5 @@ CLIENT = Client(
     HOOKS,
     read,
     sessions=Sessions(lambda p: (p.home / ".claude" / "projects",), ("*/*.jsonl",), "claude-code"),
-    headless="claude",
+    headless="claude-cli",
 )

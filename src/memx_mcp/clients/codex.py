@@ -168,5 +168,5 @@ CLIENT = Client(
         ("**/rollout-*.jsonl", "**/rollout-*.jsonl.zst"),
         "codex",
     ),
-    headless="codex",
+    headless="codex-cli",
 )

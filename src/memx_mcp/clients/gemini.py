@@ -78,5 +78,5 @@ CLIENT = Client(
     HOOKS,
     read,
     sessions=Sessions(lambda p: (p.home / ".gemini" / "tmp",), ("*/chats/*.json", "*/chats/*/*.json"), "gemini"),
-    headless="gemini",
+    headless="gemini-cli",
 )

@@ -119,7 +119,7 @@ class Client:
     read: Callable[[Mapping[str, Any], Places], HookEvent] | None = None
     payload_in: Literal["stdin", "argument"] = "stdin"
     sessions: Sessions | None = None
-    headless: str | None = None  # the model backend (domain/backends.py) its CLI gives, if any
+    headless: str | None = None  # the model backend its CLI gives, if any (a name in domain/backends.py)
     notes: str = ""  # what a user should know (a flag to turn on, an event the client cannot use)
 
     def hook(self, event: str) -> Hook | None:
