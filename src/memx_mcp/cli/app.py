@@ -306,6 +306,10 @@ def _install(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(f"{verb} {r.path}" + (f" (backup: {r.backup})" if r.backup else "") + ".\n")
     if install and not args.dry_run and any(r.changed for r in results):
         sys.stdout.write(f"Restart {title(args.client)} to load memx. `memx doctor` checks the installation.\n")
+        from ..clients import client
+
+        if client(args.client).notes:
+            sys.stdout.write(f"Note: {client(args.client).notes}.\n")
     if install and not args.dry_run:
         sys.stdout.write(_model_offer(settings))
     return 0

@@ -3,8 +3,11 @@
 through its ``notify`` program (the notification JSON as the last argument, ``{"type": "agent-turn-complete",
 "thread-id", "cwd", …}``); context through hooks in ``hooks.json`` beside it (Claude Code's shape: event →
 groups → hooks; ``SessionStart`` and ``UserPromptSubmit`` add ``hookSpecificOutput.additionalContext``;
-``PreToolUse``/``PostToolUse``), on by default since the ``hooks`` feature became stable and behind
-``[features] codex_hooks = true`` before (memx sets it, marked as its own). The rollouts are
+``PreToolUse``/``PostToolUse``). The ``hooks`` feature is stable and on by default in the Codex installable
+today (0.171; ``codex_hooks``, the flag older versions needed, is now reported as deprecated, so memx does not
+set it; an install of an earlier memx that set it, marked ``# memx``, has that line taken out). Codex runs a
+hook only once the user has trusted it (``/hooks`` in Codex, which records its hash under ``[hooks.state]``),
+or for one run with ``--dangerously-bypass-hook-trust``. The rollouts are
 ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`` (older ones ``.jsonl.zst``)."""
 
 from __future__ import annotations
@@ -97,8 +100,7 @@ def _config(places: Places, scope: Scope) -> ConfigFile:
             _refuse_over_users_notify(codex_home(places) / "config.toml")
         text = with_toml_server(str(text), wiring.server if wiring.install else None, path)
         text = with_toml_notify(text, notify, path)
-        hooks = wiring.install and any(e in JSON_EVENTS for e in wiring.events)
-        return with_toml_feature(text, FLAG, hooks, path)
+        return with_toml_feature(text, FLAG, False, path)  # an earlier install's flag line, taken out
 
     def find(text: Any) -> Found:
         try:
@@ -163,6 +165,7 @@ CLIENT = Client(
     HOOKS,
     read,
     payload_in="argument",
+    notes="trust memx's hooks once in Codex (/hooks) before they run",
     sessions=Sessions(
         lambda p: (codex_home(p) / "sessions", codex_home(p) / "archived_sessions"),
         ("**/rollout-*.jsonl", "**/rollout-*.jsonl.zst"),

@@ -1,0 +1,69 @@
+"""Memory back by itself in the clients' own programs, end to end: `memx install CLIENT` on a fresh HOME, the
+client's real CLI run headless against a loopback model server that speaks its API, and the bullet memx
+holds is in the request the model received, put there by the hooks memx installed. Needs the CLIs from npm
+(`npm i @openai/codex @google/gemini-cli @github/copilot`, over 700 MB and more than a minute, so `.ci/run`
+does not install them; `MEMX_TEST_CODEX`, `MEMX_TEST_GEMINI`, `MEMX_TEST_COPILOT` name the binaries);
+skipped without them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .helpers import env_for
+from .responses_api import ResponsesAPI
+
+CODEX = os.environ.get("MEMX_TEST_CODEX") or shutil.which("codex")
+FACT = "Run this project's test suite with make check, never with pytest directly"
+PROMPT = "How should I run the test suite of this project?"
+
+
+def _user(tmp_path: Path, cli: str) -> tuple[Path, dict[str, str]]:
+    """A fresh user: HOME, a git project, memx's data folder holding FACT, the CLI and memx on PATH."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    proj.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+    env = {k: v for k, v in env_for(tmp_path / "data").items() if k not in ("VIRTUAL_ENV", "CODEX_HOME")}
+    path = os.pathsep.join([str(Path(sys.executable).parent), str(Path(cli).parent), "/usr/bin", "/bin"])
+    env = {**env, "HOME": str(home), "PATH": path, "MEMX_HOOK_DAEMON_IDLE_MINUTES": "1"}
+    memx = str(Path(sys.executable).parent / "memx")
+    done = subprocess.run([memx, "remember", FACT], cwd=proj, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return proj, env
+
+
+def _memx(proj: Path, env: dict[str, str], *args: str) -> str:
+    memx = str(Path(sys.executable).parent / "memx")
+    done = subprocess.run([memx, *args], cwd=proj, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.mark.skipif(not CODEX, reason="Codex CLI is not installed (npm i @openai/codex; MEMX_TEST_CODEX)")
+def test_codex_exec_sends_the_model_what_memx_knows_through_the_hooks_memx_install_wrote(tmp_path: Path) -> None:
+    proj, env = _user(tmp_path, str(CODEX))
+    codex_home = Path(env["HOME"]) / ".codex"
+    codex_home.mkdir()
+    with ResponsesAPI().running() as api:
+        provider = f'[model_providers.loopback]\nname = "loopback"\nbase_url = "{api.url}"\nwire_api = "responses"\n'
+        (codex_home / "config.toml").write_text(f'model = "gpt-5.4"\nmodel_provider = "loopback"\n\n{provider}')
+        said = _memx(proj, env, "install", "codex")
+        assert "trust memx's hooks once in Codex (/hooks)" in said
+        # Codex runs a hook the user has not trusted in its /hooks screen only with this flag, for one run
+        argv = [str(CODEX), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", PROMPT]
+        done = subprocess.run(argv, cwd=proj, env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "hook: SessionStart Completed" in done.stderr + done.stdout
+    (request,) = [r for r in api.requests if r["path"].endswith("/responses")]
+    sent = [json.dumps(item) for item in request["input"]]
+    added = [s for s in sent if FACT in s]
+    assert added and "memx-notes" in added[0], sent  # framed as memx's notes, not as the user's words
+    _memx(proj, env, "uninstall", "codex")
+    assert "memx" not in (codex_home / "config.toml").read_text() and not (codex_home / "hooks.json").exists()
