@@ -29,7 +29,7 @@ KEYS = ("bash", "powershell")
 
 
 def _entry(wiring: Wiring, _event: str) -> dict[str, Any]:
-    return {"type": "command", "bash": wiring.hook, "powershell": wiring.hook, "timeoutSec": 10}
+    return {"type": "command", "bash": wiring.hook, "powershell": wiring.hook, "timeoutSec": 30}
 
 
 def _hooks_change(data: Any, wiring: Wiring, path: Path) -> Any:
