@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 
 from .chat_stream_api import StreamingChatAPI
+from .gemini_api import GeminiAPI
 from .helpers import env_for
 from .responses_api import ResponsesAPI
 
 CODEX = os.environ.get("MEMX_TEST_CODEX") or shutil.which("codex")
 COPILOT = os.environ.get("MEMX_TEST_COPILOT") or shutil.which("copilot")
+GEMINI = os.environ.get("MEMX_TEST_GEMINI") or shutil.which("gemini")
 FACT = "Run this project's test suite with make check, never with pytest directly"
 PROMPT = "How should I run the test suite of this project?"
 
@@ -106,3 +108,25 @@ def test_copilot_cli_sends_the_model_what_memx_knows_at_session_start_and_with_t
     assert PROMPT in json.dumps(request["messages"])
     _memx(proj, env, "uninstall", "copilot-cli")
     assert not (Path(env["HOME"]) / ".copilot" / "mcp-config.json").exists()
+
+
+@pytest.mark.skipif(not GEMINI, reason="Gemini CLI is not installed (npm i @google/gemini-cli; MEMX_TEST_GEMINI)")
+def test_gemini_cli_sends_the_model_what_memx_knows_through_the_hooks_memx_install_wrote(tmp_path: Path) -> None:
+    proj, env = _user(tmp_path, str(GEMINI))
+    _memx(proj, env, "install", "gemini")
+    folder = Path(env["HOME"]) / ".gemini"
+    settings = json.loads((folder / "settings.json").read_text())
+    settings["security"] = {"auth": {"selectedType": "gemini-api-key"}}  # as Gemini's own sign-in dialog sets it
+    (folder / "settings.json").write_text(json.dumps(settings))
+    (folder / "trustedFolders.json").write_text(json.dumps({str(proj): "TRUST_FOLDER"}))  # its trust dialog
+    with GeminiAPI().running() as api:
+        key = {"GEMINI_API_KEY": "loopback", "GOOGLE_GEMINI_BASE_URL": api.url}
+        argv = [str(GEMINI), "-m", "gemini-2.5-flash", "-p", PROMPT]
+        done = subprocess.run(argv, cwd=proj, env={**env, **key}, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    turns = [r for r in api.requests if "GenerateContent" in r["path"] and PROMPT in json.dumps(r["contents"])]
+    assert turns, [r["path"] for r in api.requests]
+    sent = json.dumps(turns[-1]["contents"])
+    assert FACT in sent and "<hook_context>" in sent, sent  # SessionStart's context, as Gemini adds a hook's
+    _memx(proj, env, "uninstall", "gemini")
+    assert "memx" not in (folder / "settings.json").read_text()
