@@ -95,12 +95,15 @@ def test_claude_code_user_scope_writes_the_server_and_all_four_hooks(tmp_path: P
 
 def test_claude_code_context_hooks_can_be_switched_off_and_on_again(tmp_path: Path) -> None:
     p = places(tmp_path)
-    configure("claude-code", "project", p, session_start=False, prompt=False)
+    configure("claude-code", "project", p, session_start=False, prompt=False, tool_hooks=False)
     hooks = read(p.project / ".claude" / "settings.json")["hooks"]
     assert set(hooks) == {"SessionEnd", "PreCompact"}
     assert "memx" in read(p.project / ".mcp.json")["mcpServers"]
-    configure("claude-code", "project", p, reflect=False)
+    configure("claude-code", "project", p, reflect=False, tool_hooks=False)
     assert set(read(p.project / ".claude" / "settings.json")["hooks"]) == {"SessionStart", "UserPromptSubmit"}
+    configure("claude-code", "project", p, reflect=False, session_start=False, prompt=False)
+    tools = {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
+    assert set(read(p.project / ".claude" / "settings.json")["hooks"]) == tools
 
 
 def test_cursor_user_and_project_files(tmp_path: Path) -> None:
@@ -257,7 +260,7 @@ def test_json_clients_install_reinstall_and_uninstall_where_each_platform_keeps_
     path.parent.mkdir(parents=True, exist_ok=True)
     original = {key: {"other": {"command": "other"}}, "theme": "One Dark"}
     path.write_text(json.dumps(original))
-    (done,) = configure(client, scope, p, launch=launch)
+    done = configure(client, scope, p, launch=launch)[0]
     assert done.path == path and done.backup is not None
     entry = read(path)[key]["memx"]
     assert entry["command"] == ("memx-mcp" if scope == "project" else "/opt/venv/bin/memx-mcp")
@@ -309,10 +312,11 @@ def test_codex_toml_gets_one_table_and_keeps_every_other_line(tmp_path: Path) ->
     assert data["mcp_servers"]["docs"]["command"] == "npx" and data["profiles"]["fast"]["model"] == "o4-mini"
     assert path.read_text().startswith(CODEX.rstrip())  # the user's lines, as written, comments included
     assert not configure("codex", "user", p, launch=INSTALLED, home=tmp_path / "data", reflect=False)[0].changed
-    assert [c.command for c in configured_entries(p) if c.client == "codex"] == [("/opt/venv/bin/memx-mcp",)]
+    servers = [c.command for c in configured_entries(p) if c.client == "codex" and c.what == "server"]
+    assert servers == [("/opt/venv/bin/memx-mcp",)]
     configure("codex", "user", p, install=False)
     assert path.read_text() == CODEX
-    (project,) = configure("codex", "project", p, launch=Launcher("index", ("uvx", "memx-mcp"), ()), reflect=False)
+    project = configure("codex", "project", p, launch=Launcher("index", ("uvx", "memx-mcp"), ()), reflect=False)[0]
     assert project.path == p.project / ".codex" / "config.toml"
     assert tomllib.loads(project.path.read_text())["mcp_servers"]["memx"]["args"] == ["memx-mcp"]
     configure("codex", "project", p, install=False)

@@ -66,12 +66,13 @@ def test_cursor_install_adds_stop_and_session_end_beside_the_users_hooks_and_uni
 
 
 def test_cursor_without_reflection_gets_no_hooks_file_and_a_reinstall_with_it_adds_them(tmp_path: Path) -> None:
-    assert memx(tmp_path, "install", "cursor", "--no-reflect").returncode == 0
+    only_end = ("--no-session-start", "--no-prompt", "--no-tool-hooks")
+    assert memx(tmp_path, "install", "cursor", "--no-reflect", *only_end).returncode == 0
     folder = tmp_path / "home" / ".cursor"
     assert not (folder / "hooks.json").exists() and "memx" in read(folder / "mcp.json")["mcpServers"]
-    assert memx(tmp_path, "install", "cursor").returncode == 0
+    assert memx(tmp_path, "install", "cursor", *only_end).returncode == 0
     assert set(read(folder / "hooks.json")["hooks"]) == {"stop", "sessionEnd"}
-    assert memx(tmp_path, "install", "cursor", "--no-reflect").returncode == 0
+    assert memx(tmp_path, "install", "cursor", "--no-reflect", *only_end).returncode == 0
     assert not (folder / "hooks.json").exists()  # created by install, gone again
     assert memx(tmp_path, "uninstall", "cursor").returncode == 0
     assert not (folder / "mcp.json").exists()
@@ -95,7 +96,7 @@ def test_gemini_install_writes_the_server_and_its_session_end_hooks_in_one_file_
     done = memx(tmp_path, "install", "gemini")
     assert done.returncode == 0 and len(list(path.parent.glob("*.memx-backup-*"))) == 1  # one write, one backup
     data = read(path)
-    assert data["theme"] == "GitHub" and data["hooks"]["BeforeTool"] == GEMINI["hooks"]["BeforeTool"]
+    assert data["theme"] == "GitHub" and data["hooks"]["BeforeTool"][0] == GEMINI["hooks"]["BeforeTool"][0]
     assert set(data["mcpServers"]) == {"docs", "memx"}
     for event in ("SessionEnd", "PreCompress"):
         (group,) = data["hooks"][event]
@@ -161,7 +162,7 @@ def test_each_platform_and_scope_keeps_the_hooks_where_the_client_reads_them(
     base = p.home if scope == "user" else p.project
     launch = Launcher("installed", ("memx-mcp",), ("memx",), on_path=True)
     for client in ("cursor", "gemini", "codex"):
-        configure(client, scope, p, launch=launch)
+        configure(client, scope, p, launch=launch, session_start=False, prompt=False, tool_hooks=False)
     codex = (tmp_path / "codex-home" if scope == "user" else p.project / ".codex") / "config.toml"
     assert tomllib.loads(codex.read_text())["notify"] == ["memx", "hook", "codex"]
     hooks = {c.client: c for c in configured_entries(p) if c.what == "hook"}
@@ -196,17 +197,17 @@ def test_doctor_runs_each_installed_end_hook_and_fails_one_that_cannot_start(
     memx_cli = tuple(script("memx"))
     launch = Launcher("installed", ("memx-mcp",), memx_cli)
     for client in ("cursor", "gemini", "codex"):
-        configure(client, "user", p, launch=launch)
+        configure(client, "user", p, launch=launch, session_start=False, prompt=False, tool_hooks=False)
     hooks = [c for c in configured_entries(p) if c.what == "hook"]
     assert sorted(c.client for c in hooks) == ["codex", "cursor", "gemini"]
     for entry in hooks:
         probe = probe_hook(entry, tmp_path)
         assert probe.ok, (entry, probe)
     log = (tmp_path / "data" / "logs" / "hook.log").read_text()
-    assert log.count("ignored event") == 3  # the probe's payload is one memx ignores: nothing reflected
+    assert log.count("ignored event") == 5  # once per event hooked, a payload memx ignores: nothing reflected
     gone = Launcher("installed", ("memx-mcp",), (str(tmp_path / "gone" / "memx"),))
-    configure("cursor", "user", p, launch=gone)
-    configure("codex", "user", p, launch=gone)
+    configure("cursor", "user", p, launch=gone, session_start=False, prompt=False, tool_hooks=False)
+    configure("codex", "user", p, launch=gone, session_start=False, prompt=False, tool_hooks=False)
     broken = {c.client: probe_hook(c, tmp_path) for c in configured_entries(p) if c.what == "hook"}
     assert not broken["cursor"].ok and "exited 127" in broken["cursor"].detail
     assert not broken["codex"].ok and "cannot run" in broken["codex"].detail
@@ -224,7 +225,7 @@ def test_a_project_notify_that_would_hide_the_users_own_is_refused(tmp_path: Pat
     with pytest.raises(InvalidInputError, match="would replace in this project"):
         configure("codex", "project", p, launch=launch)
     assert not (p.project / ".codex").exists()
-    (done,) = configure("codex", "project", p, launch=launch, reflect=False)
+    done = configure("codex", "project", p, launch=launch, reflect=False)[0]
     assert "notify" not in tomllib.loads(done.path.read_text())
 
 

@@ -263,7 +263,7 @@ def _sanitize(args: argparse.Namespace, settings: Settings) -> int:
 
 def _install(args: argparse.Namespace, settings: Settings) -> int:
     from ..config import default_home
-    from .clients import TITLES, Places, configure, entry_for, launcher
+    from .clients import Places, configure, entry_for, launcher, title
 
     install = args.command == "install"
     places = Places(Path.home(), Path.cwd())
@@ -277,6 +277,7 @@ def _install(args: argparse.Namespace, settings: Settings) -> int:
         reflect=not getattr(args, "no_reflect", False),
         session_start=not getattr(args, "no_session_start", False),
         prompt=not getattr(args, "no_prompt", False),
+        tool_hooks=not getattr(args, "no_tool_hooks", False),
         home=home,
     )
     if args.json:
@@ -304,7 +305,11 @@ def _install(args: argparse.Namespace, settings: Settings) -> int:
         verb = "Would change" if args.dry_run else ("Removed" if r.removed else "Changed")
         sys.stdout.write(f"{verb} {r.path}" + (f" (backup: {r.backup})" if r.backup else "") + ".\n")
     if install and not args.dry_run and any(r.changed for r in results):
-        sys.stdout.write(f"Restart {TITLES[args.client]} to load memx. `memx doctor` checks the installation.\n")
+        sys.stdout.write(f"Restart {title(args.client)} to load memx. `memx doctor` checks the installation.\n")
+        from ..clients import client
+
+        if client(args.client).notes:
+            sys.stdout.write(f"Note: {client(args.client).notes}.\n")
     if install and not args.dry_run:
         sys.stdout.write(_model_offer(settings))
     return 0
@@ -487,15 +492,13 @@ def _command(args: argparse.Namespace, settings: Settings, line: Sequence[str]) 
         return _sanitize(args, settings)
     if args.command == "hook":
         os.umask(0o077)  # what memx writes is its owner's only (compose.private_files, without its imports)
-        if args.client != "claude-code":
+        if args.client == "worker":
             from ..hooks import session_end
 
-            if args.client == "worker":
-                return session_end.work(settings)
-            return session_end.run(args.client, settings, argument=args.notification)
-        from ..hooks import claude_code
+            return session_end.work(settings)
+        from ..hooks import client_hook
 
-        return claude_code.run(settings, as_json=args.json)
+        return client_hook.run(args.client, settings, argument=args.notification, as_json=args.json)
     if args.command in ("install", "uninstall"):
         return _install(args, settings)  # before the imports below: it opens no store (1.2 s less at start)
     answered = _from_helper(args, settings, line)

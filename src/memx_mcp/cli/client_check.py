@@ -1,16 +1,20 @@
 """Trying a client's memx entry the way the client will: start the configured server command with its
 environment and ask it over MCP for ``initialize`` and ``tools/list``; run a configured hook command through
-the shell with a payload memx ignores. What ``memx doctor`` reports as FAIL when a configuration cannot
-work, instead of OK because the entry merely exists."""
+the shell once for each event it is hooked to, with a payload of the client's documented shape for that
+event (the client's module in the registry has one; others get a payload memx ignores), and check that what
+it prints is what the client reads (JSON of the right shape where the client wants JSON). What ``memx
+doctor`` reports as FAIL when a configuration cannot work, instead of OK because the entry merely exists."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..clients import accepts, client
 from .clients import FAIL_OPEN, Configured
 
 TOOLS = ("remember", "recall")  # what a working memx server lists, at the least
@@ -60,15 +64,27 @@ def probe_server(entry: Configured, cwd: Path, timeout: float = 60.0) -> Probe:
     return Probe(True, f"`{' '.join(entry.command)}` answered with {len(names)} tools")
 
 
-def probe_hook(entry: Configured, cwd: Path, timeout: float = 60.0) -> Probe:
-    """Run the hook command as the client does (a shell; Codex's notify: the program itself, with the
-    notification as its last argument), without the part that makes it fail open."""
+def _payload(entry: Configured, event: str, cwd: Path) -> str:
+    """The payload the client would send for ``event``: its module's sample with this folder as the
+    working directory, or one memx ignores."""
+    hook = client(entry.client).hook(event)
+    if hook is None or not hook.sample:
+        return PROBE_NOTIFICATION if entry.command else PROBE_EVENT
+    sample = dict(hook.sample)
+    for key in ("cwd", "workspace_roots"):
+        if key in sample:
+            sample[key] = [str(cwd)] if key == "workspace_roots" else str(cwd)
+    return json.dumps(sample)
+
+
+def _run_once(entry: Configured, event: str, cwd: Path, timeout: float) -> Probe:
     command = entry.hook.removesuffix(FAIL_OPEN)
+    payload = _payload(entry, event, cwd)
     if entry.command:
-        argv, stdin = [*entry.command, PROBE_NOTIFICATION], ""
+        argv, stdin = [*entry.command, payload], ""
     else:
         argv = ["cmd", "/c", command] if sys.platform.startswith("win") else ["/bin/sh", "-c", command]
-        stdin = PROBE_EVENT
+        stdin = payload
     try:
         done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False)
     except subprocess.TimeoutExpired:
@@ -78,4 +94,20 @@ def probe_hook(entry: Configured, cwd: Path, timeout: float = 60.0) -> Probe:
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip().splitlines()
         return Probe(False, f"`{command}` exited {done.returncode}" + (f": {said[-1]}" if said else ""))
-    return Probe(True, f"`{command}` runs")
+    hook = client(entry.client).hook(event)
+    problem = accepts(hook.output, event, done.stdout) if hook is not None else ""
+    return Probe(not problem, f"`{command}`: {problem}" if problem else f"`{command}` runs")
+
+
+def probe_hook(entry: Configured, cwd: Path, timeout: float = 60.0) -> Probe:
+    """Run the hook command as the client does (a shell; Codex's notify: the program itself, with the
+    notification as its last argument), without the part that makes it fail open, once per event."""
+    ran: list[str] = []
+    for event in entry.events or ("",):
+        probe = _run_once(entry, event, cwd, timeout)
+        if not probe.ok:
+            return probe
+        ran.append(event)
+    command = entry.hook.removesuffix(FAIL_OPEN)
+    said = f" for {', '.join(e for e in ran if e)}" if any(ran) else ""
+    return Probe(True, f"`{command}` runs{said}, its output as the client reads it")

@@ -269,7 +269,7 @@ def _clients(places: Places) -> list[Check]:
     """Each configured server started and asked for its tools, each configured hook run once, as the
     client would: a configuration that exists but cannot start is a FAIL, with the fix."""
     from .client_check import probe_hook, probe_server
-    from .clients import TITLES, configured_entries
+    from .clients import clients, configured_entries, title
 
     entries = configured_entries(places)
     if not entries:
@@ -278,13 +278,13 @@ def _clients(places: Places) -> list[Check]:
                 "WARN",
                 "clients",
                 "memx is not configured in any client",
-                "memx install claude-code (or claude-desktop, cursor, vscode, windsurf, zed, codex, gemini)",
+                f"memx install claude-code (or {', '.join(c for c in clients() if c != 'claude-code')})",
             )
         ]
     checks = []
     fix = "memx install {client} again from the memx you want the client to start (or edit {path})"
     for entry in entries:
-        name = f"{TITLES[entry.client]} {entry.what}"
+        name = f"{title(entry.client)} {entry.what}"
         if entry.problem:
             checks.append(Check("FAIL", name, f"{entry.path}: {entry.problem}", f"fix or remove {entry.path}"))
             continue

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..config import reflector_modes
-from .clients import CLIENTS
+from .clients import clients
 
 EXAMPLES = """examples:
   memx remember "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
@@ -156,18 +156,19 @@ def build_parser() -> argparse.ArgumentParser:
     add("sanitize", "mask secrets and personal data: stdin to stdout", "memx sanitize < notes.txt", unscoped)
 
     p = add("hook", "run as a client hook (hook JSON on stdin)", "memx hook claude-code < event.json", unscoped)
-    p.add_argument("client", choices=["claude-code", "cursor", "codex", "gemini", "worker"])
+    p.add_argument("client", choices=[*clients(), "worker"], help="the client whose hook runs, or the worker")
     p.add_argument("notification", nargs="?", help="Codex CLI: the notification JSON (its notify program's argument)")
 
     for name, text in (("install", "add memx to a client"), ("uninstall", "remove memx from a client")):
         p = add(name, text, f"memx {name} claude-code --scope project --dry-run", unscoped)
-        p.add_argument("client", choices=list(CLIENTS))
+        p.add_argument("client", choices=list(clients()))
         p.add_argument("--scope", dest="install_scope", choices=["user", "project"], default="user")
         p.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
         if name == "install":
             p.add_argument("--no-reflect", action="store_true", help="no reflection at session end (any client)")
-            p.add_argument("--no-session-start", action="store_true", help="Claude Code: no context at session start")
-            p.add_argument("--no-prompt", action="store_true", help="Claude Code: no context with each prompt")
+            p.add_argument("--no-session-start", action="store_true", help="no context at session start (any client)")
+            p.add_argument("--no-prompt", action="store_true", help="no context with each prompt (any client)")
+            p.add_argument("--no-tool-hooks", action="store_true", help="no hooks before and after tool calls")
 
     p = add("ui", "a local web page to look inside the memory", "memx ui --port 8765", unscoped)
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")

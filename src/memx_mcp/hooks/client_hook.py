@@ -1,0 +1,128 @@
+"""``memx hook CLIENT``: one command for every client's hooks, the client looked up in the registry
+(``clients/``). The payload (stdin; Codex's notify: its last argument) is read by the client's module into
+one ``HookEvent``; then by its moment:
+
+- session start, prompt: the context the warm helper answers (``helper.py``, ``usecases/injection.py``),
+  printed as the client must print it to add it to the model's context;
+- session end: the turns of its transcript not reflected before (``sessions.py``), or queued for the worker;
+- a tool call (before, after, failed): handed to the moment-of-need function (``tool_moment`` below).
+
+It always exits 0 and logs to ``MEMX_HOME/logs/hook.log``; inside a model call memx started it returns at once."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from ..clients import CONTEXT_MOMENTS, TOOL_MOMENTS, HookEvent, Places, client
+from ..config import Settings
+from .logs import MAX_STDIN, logger
+
+HELPER_WAIT = 8.0  # seconds the first context hook waits for the helper it started (model load)
+
+
+def context(settings: Settings, request: dict[str, Any], log: logging.Logger) -> str:
+    """The helper's context for a session start or a prompt ("" when it cannot answer in time)."""
+    from . import helper
+
+    # a helper listens before its model has loaded: a SessionStart needs none, a prompt waits for it
+    wait = HELPER_WAIT if request.get("hook_event_name") == "UserPromptSubmit" else 3.0
+    text = helper.ask(settings, request, timeout=wait)
+    if text is not None:
+        return text
+    error = helper.helper_error(settings)
+    if error is None:
+        helper.start(settings)
+        deadline = time.monotonic() + HELPER_WAIT
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            text = helper.ask(settings, request, timeout=max(0.5, deadline - time.monotonic()))
+            if text is not None:
+                return text
+            error = helper.helper_error(settings)
+            if error:
+                break
+    log.warning("%s: no context (%s)", request.get("hook_event_name"), error or "helper not ready in time")
+    return ""
+
+
+def tool_moment(settings: Settings, event: HookEvent, log: logging.Logger) -> str:
+    """What to print after (or before) a tool call: the lesson that applies, in the client's shape.
+
+    MERGE POINT (issue 32 point 4, helper ``moment``): connect ``hooks.tool_payloads`` here: parse
+    ``event.payload`` into a ``domain.tool_events.ToolEvent`` for ``event.client`` and render what the
+    helper finds for it. Until then a tool event adds nothing."""
+    log.debug("%s %s: tool event (no moment-of-need handler yet)", event.client, event.event)
+    return ""
+
+
+def _payload(raw: str) -> dict[str, Any]:
+    payload: Any = json.loads(raw or "{}")
+    if not isinstance(payload, dict):
+        raise ValueError("hook input is not a JSON object")
+    return payload
+
+
+def _reflect(settings: Settings, event: HookEvent, log: logging.Logger) -> None:
+    from .queue import QueuedSession
+    from .sessions import reflect_session
+
+    claude = event.client == "claude-code"  # its keys and log lines predate the other clients'
+    label = event.event if claude else f"{event.client} {event.event}"
+    if event.transcript is None:
+        session = event.session_id[:12] or "none given"
+        log.info("%s: no transcript to reflect (session %s)", label, session)
+        return
+    key = (
+        (f"session:{event.session_id}" if claude else f"session:{event.client}:{event.session_id}")
+        if event.session_id
+        else None
+    )
+    reflect_session(settings, QueuedSession(label, event.transcript, key, event.cwd), log)
+
+
+def run(
+    name: str,
+    settings: Settings,
+    stdin: IO[str] | None = None,
+    argument: str | None = None,
+    stdout: IO[str] | None = None,
+    as_json: bool = False,
+) -> int:
+    """Handle one call of ``name``'s hook. Whatever happens, return 0. ``as_json``: context as JSON
+    ``hookSpecificOutput`` even where the client reads plain text (``memx hook claude-code --json``)."""
+    from .sessions import is_child
+
+    if is_child():  # a model call memx started fires hooks too: nothing of it is read or injected
+        return 0
+    log = logger(settings)
+    try:
+        known = client(name)
+        raw = argument if argument is not None else (stdin or sys.stdin).read(MAX_STDIN)
+        event = known.read(_payload(raw), Places(Path.home(), Path.cwd())) if known.read else None
+        if event is None or event.moment is None:
+            log.info("%s: ignored event %r", name, event.event if event else "")
+            return 0
+        out = ""
+        if event.moment in CONTEXT_MOMENTS:
+            text = context(settings, event.as_context_request(), log)
+            hook = known.hook(event.event)
+            if as_json and text and hook is not None and hook.output == "plain":
+                from ..clients.model import render
+
+                out = render("hook_specific", event.event, text)
+            else:
+                out = known.say(event.event, text)
+        elif event.moment in TOOL_MOMENTS:
+            out = tool_moment(settings, event, log)
+        else:
+            _reflect(settings, event, log)
+        if out:
+            (stdout or sys.stdout).write(out)
+    except Exception as exc:  # fail open: the client must never see an error from memx
+        log.warning("%s hook failed open: %s: %s", name, type(exc).__name__, exc)
+    return 0
