@@ -3,7 +3,9 @@
 ``SessionEnd`` and ``PreCompact``: reflect the turns of the transcript not reflected before, into the
 scope of the session's working directory. ``SessionStart`` and ``UserPromptSubmit``: print the context to
 inject (see ``injection.py``), answered by the warm helper (``helper.py``), which the first such call
-starts. It always exits 0 and logs to ``MEMX_HOME/logs/hook.log``."""
+starts. ``PreToolUse``, ``PostToolUse``, ``PostToolUseFailure``: the fix or warning for that tool call
+(``tool_payloads.py``, ``usecases/moment.py``), as JSON ``hookSpecificOutput``. It always exits 0 and
+logs to ``MEMX_HOME/logs/hook.log``."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from .logs import MAX_STDIN, logger
 
 HANDLED = ("SessionEnd", "PreCompact")
 CONTEXT = ("SessionStart", "UserPromptSubmit")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 HELPER_WAIT = 8.0  # seconds the first context hook waits for the helper it started (model load)
 
 
@@ -65,6 +68,13 @@ def run(settings: Settings, stdin: IO[str] | None = None, as_json: bool = False,
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
         event = str(payload.get("hook_event_name", ""))
+        if event in TOOL_EVENTS:  # the moment of need: a fix after a failure, a warning before an edit
+            from .tool_payloads import run_tool_hook
+
+            answer = run_tool_hook("claude-code", payload, settings)
+            if answer:
+                (stdout or sys.stdout).write(answer + "\n")
+            return 0
         if event in CONTEXT:
             text = _context(settings, payload, log)
             if text:
