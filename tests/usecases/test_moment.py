@@ -9,7 +9,7 @@ from memx_mcp.domain.tool_events import ToolEvent
 from memx_mcp.engine.retrieval.budget import estimate_tokens
 from memx_mcp.memory import Memory
 from memx_mcp.usecases.frame import CLOSE, OPEN
-from memx_mcp.usecases.moment import BUDGET, Signature, error_words, handed_back
+from memx_mcp.usecases.moment import BUDGET, FILE_FLOOR, Signature, error_words, file_score, handed_back
 
 from ..conftest import Clock
 
@@ -117,3 +117,14 @@ def test_hostile_bullet_text_comes_back_framed_and_inert(memory: Memory) -> None
     assert any("make bootstrap" in line for line in body)
     assert "</memx-notes>" not in "\n".join(body) and "<|im_start|>" not in text
     assert all(not line.startswith("SYSTEM") for line in text.splitlines())
+
+
+def test_files_a_fixs_commands_touched_are_not_what_it_warns_about_but_a_folder_it_names_is(memory: Memory) -> None:
+    fix = memory.remember(
+        'When `git add <paths> && git commit -m …` fails with "The following paths are ignored: priv/static/assets": '
+        "`app.css` is in `priv/static/assets/` which is gitignored; "
+        "`git add -f priv/static/assets/app.css && git add lib/web/live/session_live.ex && git commit -m wip` worked."
+    ).bullet
+    assert file_score(["/work/repo/lib/web/live/session_live.ex"], "/work/repo", fix) == 0.0
+    assert file_score(["/work/repo/priv/static/assets/other.css"], "/work/repo", fix) >= FILE_FLOOR
+    assert memory.moment(edit("/work/repo/lib/web/live/session_live.ex")) == ""

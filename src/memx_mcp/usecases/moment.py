@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from ..config import Settings
-from ..domain.models import Bullet, KnowledgeType, Section, Status
+from ..domain.models import Bullet, KnowledgeType, Status
 from ..domain.tool_events import ToolEvent
 from ..engine.reflector.shell.commands import clean_command, error_signature, program, strip_ansi
 from ..engine.retrieval.budget import estimate_tokens
@@ -56,8 +56,14 @@ _NUMBERS = re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{7,64}\b|\d+(?:\.\d+)*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")
 _WARNING = re.compile(
     r"(?i)\b(?:never|don't|do not|must not|careful|avoid|breaks?|broke|overwrit\w*|generated|"
-    r"auto-?generated|before (?:editing|changing)|instead|warning|pitfall|caution|only via|not by hand)\b"
+    r"auto-?generated|before (?:editing|changing)|instead|warning|pitfall|caution|only via|not by hand|"
+    r"git-?ignored|ignored by)\b"
 )
+_FIX_HEAD = re.compile(
+    r"(?is)^\s*(?:a commit check runs here:\s*)?(?:when\s+)?`[^`]*`\s+fail(?:s|ed)(?:\s+\d+\s+times)?"
+    r'(?:\s+with\s+"(?:[^"]|"(?!:))*")?\s*:'
+)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 _FIX = re.compile(r"(?i)\bfail(?:s|ed)?\b(?: \d+ times)?(?: with)?|\berror\b")
 _GENERIC_NAMES = frozenset(
     "__init__.py index.ts index.js index.tsx index.jsx mod.rs lib.rs main.rs main.py main.go app.py "
@@ -89,9 +95,18 @@ def _bullet_words(b: Bullet) -> frozenset[str]:
 
 
 def _warning_like(b: Bullet) -> bool:
-    return (
-        b.knowledge_type is KnowledgeType.PITFALL or b.section is Section.DEBUGGING or bool(_WARNING.search(b.content))
-    )
+    """Whether ``b`` reads as a warning: its words say so, or it is a pitfall that is no fix of a failure."""
+    if _WARNING.search(b.content):
+        return True
+    return b.knowledge_type is KnowledgeType.PITFALL and not _FIX_HEAD.match(b.content)
+
+
+def _body(b: Bullet) -> str:
+    """A bullet's text without the command and the error a fix starts with ("When `git add a.ex b.ex` fails
+    with "…":") and without the command lines it quotes: files named there are what a command touched, not
+    what the bullet is about (a quoted single path, `src/schema.ts`, stays)."""
+    text = _FIX_HEAD.sub("", b.content, count=1)
+    return _CODE_SPAN.sub(lambda m: " " if any(c.isspace() for c in m.group(0)) else m.group(0), text)
 
 
 @dataclass(frozen=True)
@@ -133,17 +148,24 @@ def _relative(path: str, cwd: str) -> str:
     return str(p).removeprefix("./")
 
 
+def _names(text: str, part: str, before: str = r"[\w/.-]", after: str = r"[\w/-]") -> bool:
+    return bool(part) and re.search(rf"(?<!{before}){re.escape(part)}(?!{after})", text) is not None
+
+
 def file_score(paths: Iterable[str], cwd: str, b: Bullet) -> float:
-    """How much ``b`` warns about one of ``paths``: its relative path in the text (1.0) or its distinctive
-    file name (0.8), times 1 for a warning and 0.6 for any other note."""
-    text = b.content
+    """How much ``b`` warns about one of ``paths``: its relative path in the bullet's text (1.0), its
+    distinctive file name or its folder (at least two levels deep) there (0.8); times 1 for a warning and 0.6
+    for any other note. The command and error a fix starts with do not count (``_body``)."""
+    text = _body(b)
     best = 0.0
     for path in paths:
         rel = _relative(path, cwd)
-        name = PurePosixPath(rel).name
-        if "/" in rel and re.search(rf"(?<![\w/.-]){re.escape(rel)}(?![\w/-])", text):
+        name, folder = PurePosixPath(rel).name, str(PurePosixPath(rel).parent)
+        if "/" in rel and _names(text, rel):
             best = max(best, 1.0)
-        elif name and name.lower() not in _GENERIC_NAMES and re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text):
+            continue
+        distinctive = name.lower() not in _GENERIC_NAMES and _names(text, name, r"[\w.-]", r"[\w-]")
+        if distinctive or (folder.count("/") >= 1 and _names(text, folder, after=r"[\w.-]")):
             best = max(best, 0.8)
     return best * (1.0 if _warning_like(b) else 0.6)
 
