@@ -119,6 +119,7 @@ def store_before(session: str) -> Any:
     from memx_mcp.config import Settings
 
     home = Path(tempfile.mkdtemp(prefix="memx-moment-"))
+    os.environ.update(MEMX_SCOPE=SCOPE, MEMX_LLM_BACKEND="none")  # the warm helper reads its settings so
     models = HERE / ".work" / "models"
     if models.is_dir():
         (home / "models").symlink_to(models.resolve())
