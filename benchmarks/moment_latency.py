@@ -4,7 +4,9 @@ successful one, ``PreToolUse`` before an edit) and waits for it to exit; the war
 
 The store holds N bullets built as in speed.py (five projects; the hooks run in one of them), plus a few
 fixes the failures match, so that some calls hand something back. Reported per size: p50 / p95 of the
-whole hook process over the warm calls, per kind of call, and how many printed something.
+whole hook process over the warm calls, per kind of call, and how many printed something; the same for a
+hook call that does nothing (what starting the `memx` process costs on this machine), and the time spent
+inside the helper (the use case itself, as logged in ``logs/injections.jsonl``).
 
     python benchmarks/moment_latency.py [--sizes 1000,10000] [--calls 60]
 """
@@ -67,6 +69,12 @@ def payloads(home: Path, i: int, rng: random.Random) -> dict[str, dict[str, Any]
     }
 
 
+def helper_times(home: Path) -> list[float]:
+    lines = (home / "logs" / "injections.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    return [r["ms"] / 1000 for r in records if str(r["event"]).startswith("moment:")]
+
+
 def measure(size: int, calls: int) -> None:
     memory, _ = build(size)
     home = memory.settings.home
@@ -80,7 +88,11 @@ def measure(size: int, calls: int) -> None:
                 seconds, out = call(home, payload)
                 times[kind].append(seconds)
                 printed[kind] += bool(out.strip())
+        empty = [call(home, {"hook_event_name": "Notification", "message": "x"})[0] for _ in range(calls)]
         print(f"{size} bullets; first call, cold (starts the helper): {cold * 1000:.0f} ms")
+        print(f"  baseline, a hook that does nothing (process start only): {percentiles(empty)}")
+        inside = helper_times(home)
+        print(f"  inside the helper (the use case, from logs/injections.jsonl): {percentiles(inside)}")
         every = [t for ts in times.values() for t in ts]
         print(f"  every tool call, warm: {percentiles(every)} ({len(every)} calls)")
         for kind, ts in times.items():

@@ -263,7 +263,10 @@ def run_tool_hook(client: str, payload: Mapping[str, Any], settings: Settings, w
     try:
         event = hooks.read(payload)
         text = _ask(settings, event, hooks, wait) if event is not None and worth_asking(event) else ""
-    except Exception:  # fail open: a hook never fails its client
+    except Exception as exc:  # fail open: a hook never fails its client
+        from .logs import logger
+
+        logger(settings).warning("%s %s failed open: %s: %s", client, event_name, type(exc).__name__, exc)
         text = ""
     return hooks.write(event_name, text)
 
