@@ -4,6 +4,9 @@ the model's context; end to end through the real hook process and its warm helpe
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -174,8 +177,17 @@ def test_claude_codes_tool_hooks_hand_back_the_fix_and_the_warning_through_the_r
     assert done.returncode == 0
     out = json.loads(done.stdout)["hookSpecificOutput"]  # plain stdout is not added for tool events
     assert out["hookEventName"] == "PostToolUseFailure" and "--set-upstream" in out["additionalContext"]
+    helper = json.loads((settings.home / "run" / "hook-helper.json").read_text())["pid"]
+    os.kill(int(helper), signal.SIGTERM)  # what was handed back is on disk: a new helper knows it too
+    for _ in range(200):
+        if not (settings.home / "run" / "hook-helper.json").exists():
+            break
+        time.sleep(0.05)
+    other = run_hook(settings.home, claude_failure(cwd, session="cc-2"))  # a new helper answers another session
+    assert "--set-upstream" in json.loads(other.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert json.loads((settings.home / "run" / "hook-helper.json").read_text())["pid"] != helper
     again = run_hook(settings.home, claude_failure(cwd))
-    assert again.returncode == 0 and again.stdout == ""  # once per session, even across hook processes
+    assert again.returncode == 0 and again.stdout == ""  # once per session, across hook processes and helpers
     pre = {
         "session_id": "cc-1",
         "cwd": cwd,
