@@ -83,12 +83,13 @@ def measure(size: int, calls: int) -> None:
         cold, _ = call(home, payloads(home, -1, rng)["failure"])  # starts the helper
         times: dict[str, list[float]] = {"failure": [], "success": [], "edit": []}
         printed: dict[str, int] = dict.fromkeys(times, 0)
-        for i in range(calls):
+        empty: list[float] = []
+        for i in range(calls):  # the baseline between the tool calls: the machine's load hits both alike
+            empty.append(call(home, {"hook_event_name": "Notification", "message": "x"})[0])
             for kind, payload in payloads(home, i, rng).items():
                 seconds, out = call(home, payload)
                 times[kind].append(seconds)
                 printed[kind] += bool(out.strip())
-        empty = [call(home, {"hook_event_name": "Notification", "message": "x"})[0] for _ in range(calls)]
         print(f"{size} bullets; first call, cold (starts the helper): {cold * 1000:.0f} ms")
         print(f"  baseline, a hook that does nothing (process start only): {percentiles(empty)}")
         inside = helper_times(home)

@@ -36,7 +36,7 @@ from .staleness import fresh as still_there
 
 BUDGET = 150  # tokens, the frame included
 FIX_FLOOR = 0.6  # share of the failure's error words a fix must carry (benchmarks/moment_replay.py, tune part)
-FILE_FLOOR = 0.7  # a file's path (1.0) or distinctive name (0.8) times how much the bullet reads as a warning
+FILE_FLOOR = 0.7  # path 1.0, distinctive name or folder 0.8, times 1 for a warning and 0.6 otherwise (tune part)
 CANDIDATES = 30
 Need = Literal["fix", "file", "command"]
 
