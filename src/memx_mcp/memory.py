@@ -18,6 +18,7 @@ from .domain.scopes import Scope
 from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
 from .privacy import PrivacySanitizer
 from .usecases import browse, injection, legacy_scopes, maintenance, review, staleness, team, writing
+from .usecases import moment as moments
 from .usecases import recall as recalling
 from .usecases import reflect as reflecting
 from .usecases.deps import Deps, Workspace, utcnow
@@ -239,3 +240,4 @@ class Memory:
     inject = UseCase(injection.inject)
     session_context = UseCase(injection.session_context)
     prompt_context = UseCase(injection.prompt_context)
+    moment = UseCase(moments.hand_back)

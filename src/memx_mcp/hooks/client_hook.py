@@ -51,13 +51,16 @@ def context(settings: Settings, request: dict[str, Any], log: logging.Logger) ->
 
 
 def tool_moment(settings: Settings, event: HookEvent, log: logging.Logger) -> str:
-    """What to print after (or before) a tool call: the lesson that applies, in the client's shape.
+    """What to print after (or before) a tool call: the lesson that applies, in the client's shape
+    (``hooks.tool_payloads``: the payload read into a ToolEvent, answered by the warm helper)."""
+    from .tool_payloads import TOOL_HOOKS, run_tool_hook
 
-    MERGE POINT (issue 32 point 4, helper ``moment``): connect ``hooks.tool_payloads`` here: parse
-    ``event.payload`` into a ``domain.tool_events.ToolEvent`` for ``event.client`` and render what the
-    helper finds for it. Until then a tool event adds nothing."""
-    log.debug("%s %s: tool event (no moment-of-need handler yet)", event.client, event.event)
-    return ""
+    if event.client not in TOOL_HOOKS:
+        log.debug("%s %s: no moment-of-need reader for this client", event.client, event.event)
+        return ""
+    payload = {**event.payload, "hook_event_name": event.payload.get("hook_event_name") or event.event}
+    answer = run_tool_hook(event.client, payload, settings)
+    return answer + "\n" if answer and not answer.endswith("\n") else answer
 
 
 def _payload(raw: str) -> dict[str, Any]:

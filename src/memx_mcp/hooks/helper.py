@@ -394,7 +394,12 @@ def _answer(
         with one_at_a_time:
             cwd = Path(str(payload.get("cwd", "")))
             memory.set_cwd(cwd if str(cwd) and cwd.is_dir() else Path.home())
-            text = memory.inject(payload)
+            if "moment" in payload:  # a tool call: the fix or warning for it (usecases/moment.py)
+                from ..domain.tool_events import from_wire
+
+                text = memory.moment(from_wire(payload["moment"]))
+            else:
+                text = memory.inject(payload)
     except Exception as exc:  # fail open: the hook prints nothing
         log.warning("hook helper failed open: %s: %s", type(exc).__name__, exc)
         text = ""

@@ -1,0 +1,245 @@
+"""Replay of the moment of need on real sessions of one project: does a lesson of the earlier sessions come
+back right when a later session meets the same error or edits the same file, and how often does something
+come back that was not relevant?
+
+Data: the five Claude Code sessions of marot/spotter in ``data/transcripts/`` (one Elixir project, one
+developer, Feb 11–12 2026), in time order. For each later session, a fresh store is built from every
+session before it (the Reflector in rules mode, into the project's scope; there are no recorded model
+answers for these sessions, so session mode is not measured here), then the later session's tool calls are
+replayed in order through ``run_tool_hook`` as Claude Code sends them: ``PostToolUseFailure`` for a failed
+command, ``PostToolUse`` for a successful one, ``PreToolUse`` for an edit.
+
+Labels (``data/moment_labels.jsonl``) were written by reading the sessions before memx ran on any of them:
+for each failed command and each first edit of a file, whether an earlier lesson applies. Tune part:
+sessions ae4a77f8 and fa812bfe (the floors were set on it); held out: 4d5611e5, measured once.
+
+Counted per part: moments where a lesson applied and something was handed back (hit rate = hits / moments
+that had a lesson), handed back where no lesson applied (noise, at labelled failures and edits and at every
+successful command), and what was handed back, printed for reading.
+
+    python benchmarks/moment_replay.py [--part tune|heldout|all] [--sweep] [--show]
+
+``--sweep`` (tune part only) runs the use case in-process at several floors instead of through the hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+DATA = HERE / "data"
+SESSIONS = [  # time order (first timestamp of each file)
+    "258c7280-ae70-4798-800f-63464d01a85d",
+    "8463c716-a2ea-4c14-9efa-87158ebd9f20",
+    "ae4a77f8-aedd-4bc1-888f-c94edc91af04",
+    "fa812bfe-b295-4cca-9c2f-fdf01028cb46",
+    "4d5611e5-241a-462a-8d15-5122611a9569",
+]
+SCOPE = "project:spotter"
+FLOOR = "all"  # the rules without a model at their strict default floor learn nothing from these sessions
+ROOT = "/home/USER/projects/spotter-worktrees/spotter"
+
+
+@dataclass
+class Call:
+    line: int
+    payload: dict[str, Any]
+    kind: str  # failure | success | edit
+    what: str
+
+
+def relative(path: str) -> str:
+    return path.split("/spotter-worktrees/")[-1].split("/", 1)[-1]
+
+
+def calls(session: str) -> list[Call]:
+    """The session's tool calls in order, as Claude Code's hooks would have sent them (main thread only)."""
+    uses: dict[str, tuple[str, dict[str, Any]]] = {}
+    out: list[Call] = []
+    base = {"session_id": session, "cwd": ROOT, "transcript_path": f"{ROOT}/{session}.jsonl"}
+    for n, line in enumerate((DATA / "transcripts" / f"{session}.jsonl").open(encoding="utf-8"), 1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        content = (record.get("message") or {}).get("content")
+        if record.get("isSidechain") or not isinstance(content, list):
+            continue
+        for part in content:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "tool_use":
+                name, tool_input = str(part.get("name")), dict(part.get("input") or {})
+                uses[str(part.get("id"))] = (name, tool_input)
+                if name in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+                    path = str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
+                    payload = {**base, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": tool_input}
+                    payload["tool_input"] = {**tool_input, "file_path": f"{ROOT}/{relative(path)}"}
+                    out.append(Call(n, payload, "edit", relative(path)))
+            elif part.get("type") == "tool_result" and uses.get(str(part.get("tool_use_id")), ("",))[0] == "Bash":
+                _, tool_input = uses[str(part.get("tool_use_id"))]
+                text = part.get("content")
+                if isinstance(text, list):
+                    text = "\n".join(str(x.get("text", "")) for x in text if isinstance(x, dict))
+                command = str(tool_input.get("command", ""))
+                if part.get("is_error"):
+                    payload = {**base, "hook_event_name": "PostToolUseFailure", "error": str(text)}
+                    kind = "failure"
+                else:
+                    payload = {**base, "hook_event_name": "PostToolUse", "tool_response": {"stdout": str(text)}}
+                    kind = "success"
+                payload.update(tool_name="Bash", tool_input={"command": command})
+                out.append(Call(n, payload, kind, command[:100]))
+    return out
+
+
+def labels() -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Labels by (session, kind, what): a failure by its line, an edit by its file."""
+    found = {}
+    for line in (DATA / "moment_labels.jsonl").read_text(encoding="utf-8").splitlines():
+        label = json.loads(line)
+        key = str(label["line"]) if label["kind"] == "failure" else label["what"]
+        found[(label["session"], label["kind"], key)] = label
+    return found
+
+
+def store_before(session: str) -> Any:
+    """A fresh data folder whose store holds what the Reflector (rules) learned from every earlier session."""
+    from memx_mcp.compose import open_memory
+    from memx_mcp.config import Settings
+
+    home = Path(tempfile.mkdtemp(prefix="memx-moment-"))
+    os.environ.update(MEMX_SCOPE=SCOPE, MEMX_LLM_BACKEND="none")  # the warm helper reads its settings so
+    models = HERE / ".work" / "models"
+    if models.is_dir():
+        (home / "models").symlink_to(models.resolve())
+    settings = Settings(home=home, scope=SCOPE, llm_backend="none", reflector_mode="rules", rules_floor=FLOOR)
+    memory = open_memory(settings, cwd=home)
+    memory.deps.embedder.get(120.0)
+    for earlier in SESSIONS[: SESSIONS.index(session)]:
+        path = DATA / "transcripts" / f"{earlier}.jsonl"
+        memory.reflect(path.read_text(encoding="utf-8"), path=path, scope=SCOPE)
+    return memory
+
+
+def replay(session: str, memory: Any, through_hook: bool) -> list[tuple[Call, str]]:
+    from memx_mcp.hooks.tool_payloads import read_event, run_tool_hook
+
+    out = []
+    for call in calls(session):
+        if through_hook:
+            answer = run_tool_hook("claude-code", call.payload, memory.settings, wait=10.0)
+            text = json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer else ""
+        else:
+            event = read_event("claude-code", call.payload)
+            text = memory.moment(event) if event is not None else ""
+        out.append((call, text))
+    return out
+
+
+def score(session: str, replayed: list[tuple[Call, str]], show: bool) -> Counter[str]:
+    known = labels()
+    counts: Counter[str] = Counter()
+    hit_keys: set[tuple[str, str, str]] = set()
+    for call, text in replayed:
+        key = (session, call.kind, str(call.line) if call.kind == "failure" else call.what)
+        label = known.get(key)
+        applies = bool(label and label["applies"])
+        if call.kind != "success" and label is None and call.kind == "failure":
+            raise SystemExit(f"no label for {key}")
+        if text:
+            counts["handed back"] += 1
+            if applies and key not in hit_keys:
+                hit_keys.add(key)
+            elif not applies:
+                counts[f"noise at {call.kind}"] += 1
+            if show:
+                print(f"  [{'lesson applies' if applies else 'NO lesson'}] {call.kind} L{call.line} {call.what!r}")
+                print("    " + "\n    ".join(text.splitlines()[2:-1]))
+    moments = [k for k, v in known.items() if k[0] == session and v["applies"]]
+    counts["moments with a lesson"] += len(moments)
+    counts["hits"] += len(hit_keys)
+    for k in moments:
+        counts[f"moments ({k[1]})"] += 1
+        counts[f"hits ({k[1]})"] += k in hit_keys
+    counts["failures replayed"] += sum(c.kind == "failure" for c, _ in replayed)
+    counts["edits replayed"] += sum(c.kind == "edit" for c, _ in replayed)
+    counts["successes replayed"] += sum(c.kind == "success" for c, _ in replayed)
+    return counts
+
+
+def report(name: str, counts: Counter[str]) -> None:
+    noise = sum(v for k, v in counts.items() if k.startswith("noise"))
+    moments = counts["moments with a lesson"]
+    rate = f"{counts['hits']}/{moments} = {counts['hits'] / moments:.2f}" if moments else "n/a"
+    print(
+        f"{name}: hit rate {rate} (failures {counts['hits (failure)']}/{counts['moments (failure)']}, "
+        f"edits {counts['hits (edit)']}/{counts['moments (edit)']}); noise {noise} of {counts['handed back']} "
+        f"handed back (at failures {counts['noise at failure']}, edits {counts['noise at edit']}, successful "
+        f"commands {counts['noise at success']}); replayed {counts['failures replayed']} failures, "
+        f"{counts['edits replayed']} edits, {counts['successes replayed']} successful commands"
+    )
+
+
+def stop_helper(memory: Any) -> None:
+    state = memory.settings.home / "run" / "hook-helper.json"
+    try:
+        pid = json.loads(state.read_text()).get("pid")
+        if pid:
+            os.kill(int(pid), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
+PARTS = {"tune": SESSIONS[2:4], "heldout": SESSIONS[4:]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--part", choices=["tune", "heldout", "all"], default="tune")
+    parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args()
+    from memx_mcp.usecases import moment
+
+    parts = ["tune", "heldout"] if args.part == "all" else [args.part]
+    for part in parts:
+        total: Counter[str] = Counter()
+        sweeps: dict[tuple[float, float], Counter[str]] = {}
+        for session in PARTS[part]:
+            memory = store_before(session)
+            try:
+                if args.sweep:
+                    for fix in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+                        for file in (0.5, 0.7, 0.9):
+                            moment.FIX_FLOOR, moment.FILE_FLOOR = fix, file
+                            shutil.rmtree(memory.settings.home / "run" / "moments", ignore_errors=True)
+                            sweeps.setdefault((fix, file), Counter()).update(
+                                score(session, replay(session, memory, False), False)
+                            )
+                else:
+                    print(f"{part} session {session[:8]} (store from {SESSIONS.index(session)} earlier sessions)")
+                    total.update(score(session, replay(session, memory, True), args.show))
+            finally:
+                stop_helper(memory)
+                shutil.rmtree(memory.settings.home, ignore_errors=True)
+        if args.sweep:
+            for (fix, file), counts in sorted(sweeps.items()):
+                report(f"{part} FIX_FLOOR={fix} FILE_FLOOR={file}", counts)
+        else:
+            report(f"{part} (claude-code, through the hook)", total)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
