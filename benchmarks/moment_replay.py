@@ -17,7 +17,13 @@ Counted per part: moments where a lesson applied and something was handed back (
 that had a lesson), handed back where no lesson applied (noise, at labelled failures and edits and at every
 successful command), and what was handed back, printed for reading.
 
-    python benchmarks/moment_replay.py [--part tune|heldout|all] [--sweep] [--show]
+    python benchmarks/moment_replay.py [--part tune|heldout|all] [--sweep] [--show] [--client NAME]
+
+``--client codex|gemini|cursor`` replays the same calls written as that client's hooks send them (Codex:
+``apply_patch`` before an edit, ``PostToolUse`` with the exec output; Gemini CLI and Cursor: no context
+before an edit, so their reads of the file are sent instead, and a warning at a read counts for that file's
+edit label). The data are Claude Code sessions either way: this checks each client's path on real events,
+it is no measurement of those clients' sessions.
 
 ``--sweep`` (tune part only) runs the use case in-process at several floors instead of through the hook.
 """
@@ -81,6 +87,11 @@ def calls(session: str) -> list[Call]:
             if part.get("type") == "tool_use":
                 name, tool_input = str(part.get("name")), dict(part.get("input") or {})
                 uses[str(part.get("id"))] = (name, tool_input)
+                if name == "Read" and tool_input.get("file_path"):
+                    rel = relative(str(tool_input["file_path"]))
+                    payload = {**base, "hook_event_name": "PostToolUse", "tool_name": "Read"}
+                    payload["tool_input"] = {"file_path": f"{ROOT}/{rel}"}
+                    out.append(Call(n, payload, "read", rel))
                 if name in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
                     path = str(tool_input.get("file_path") or tool_input.get("notebook_path") or "")
                     payload = {**base, "hook_event_name": "PreToolUse", "tool_name": name, "tool_input": tool_input}
@@ -101,6 +112,53 @@ def calls(session: str) -> list[Call]:
                 payload.update(tool_name="Bash", tool_input={"command": command})
                 out.append(Call(n, payload, kind, command[:100]))
     return out
+
+
+def as_client(call: Call, client: str) -> dict[str, Any] | None:
+    """``call`` as ``client``'s hook would send it; None for a call that client's memx hooks do not receive
+    (Claude Code and Codex: no reads; Gemini CLI and Cursor: no before-edit context, reads instead)."""
+    p = call.payload
+    command = str(p.get("tool_input", {}).get("command", ""))
+    if client == "claude-code":
+        return None if call.kind == "read" else p
+    if client == "codex":
+        if call.kind == "read":
+            return None
+        if call.kind == "edit":
+            patch = f"*** Begin Patch\n*** Update File: {call.what}\n@@\n*** End Patch"
+            return {**p, "tool_name": "apply_patch", "tool_input": {"command": patch}}
+        code = 1 if call.kind == "failure" else 0
+        output = str(p.get("error") or p.get("tool_response", {}).get("stdout", ""))
+        response = f"Process exited with code {code}\nOutput:\n{output}"
+        return {**p, "hook_event_name": "PostToolUse", "tool_response": response}
+    if call.kind == "edit":
+        return None  # neither can add context before an edit
+    path = f"{ROOT}/{call.what}"
+    if client == "gemini":
+        if call.kind == "read":
+            return {**p, "hook_event_name": "AfterTool", "tool_name": "read_file", "tool_input": {"file_path": path}}
+        output = str(p.get("error") or p.get("tool_response", {}).get("stdout", ""))
+        llm = f"Output: {output}\nExit Code: {1 if call.kind == 'failure' else 0}"
+        return {
+            **p,
+            "hook_event_name": "AfterTool",
+            "tool_name": "run_shell_command",
+            "tool_response": {"llmContent": llm},
+        }
+    base = {"conversation_id": p["session_id"], "workspace_roots": [ROOT]}
+    if call.kind == "read":
+        return {**base, "hook_event_name": "postToolUse", "tool_name": "Read", "tool_input": {"path": path}}
+    if call.kind == "failure":
+        failure = {"tool_name": "Shell", "tool_input": {"command": command}, "error_message": str(p.get("error"))}
+        return {**base, "hook_event_name": "postToolUseFailure", **failure}
+    output = json.dumps({"output": p.get("tool_response", {}).get("stdout", ""), "exitCode": 0})
+    return {
+        **base,
+        "hook_event_name": "postToolUse",
+        "tool_name": "Shell",
+        "tool_input": {"command": command},
+        "tool_output": output,
+    }
 
 
 def labels() -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -132,16 +190,26 @@ def store_before(session: str) -> Any:
     return memory
 
 
-def replay(session: str, memory: Any, through_hook: bool) -> list[tuple[Call, str]]:
+def answer_text(client: str, answer: str) -> str:
+    """What a client adds to the model's context from memx's answer."""
+    data = json.loads(answer) if answer else {}
+    if client == "cursor":
+        return str(data.get("additional_context", ""))
+    return str(data.get("hookSpecificOutput", {}).get("additionalContext", ""))
+
+
+def replay(session: str, memory: Any, through_hook: bool, client: str = "claude-code") -> list[tuple[Call, str]]:
     from memx_mcp.hooks.tool_payloads import read_event, run_tool_hook
 
     out = []
     for call in calls(session):
+        payload = as_client(call, client)
+        if payload is None:
+            continue
         if through_hook:
-            answer = run_tool_hook("claude-code", call.payload, memory.settings, wait=10.0)
-            text = json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer else ""
+            text = answer_text(client, run_tool_hook(client, payload, memory.settings, wait=10.0))
         else:
-            event = read_event("claude-code", call.payload)
+            event = read_event(client, payload)
             text = memory.moment(event) if event is not None else ""
         out.append((call, text))
     return out
@@ -152,7 +220,8 @@ def score(session: str, replayed: list[tuple[Call, str]], show: bool) -> Counter
     counts: Counter[str] = Counter()
     hit_keys: set[tuple[str, str, str]] = set()
     for call, text in replayed:
-        key = (session, call.kind, str(call.line) if call.kind == "failure" else call.what)
+        kind = "edit" if call.kind == "read" else call.kind  # a warning at a read serves the file's edit
+        key = (session, kind, str(call.line) if call.kind == "failure" else call.what)
         label = known.get(key)
         applies = bool(label and label["applies"])
         if call.kind != "success" and label is None and call.kind == "failure":
@@ -175,6 +244,7 @@ def score(session: str, replayed: list[tuple[Call, str]], show: bool) -> Counter
     counts["failures replayed"] += sum(c.kind == "failure" for c, _ in replayed)
     counts["edits replayed"] += sum(c.kind == "edit" for c, _ in replayed)
     counts["successes replayed"] += sum(c.kind == "success" for c, _ in replayed)
+    counts["reads replayed"] += sum(c.kind == "read" for c, _ in replayed)
     return counts
 
 
@@ -186,8 +256,9 @@ def report(name: str, counts: Counter[str]) -> None:
         f"{name}: hit rate {rate} (failures {counts['hits (failure)']}/{counts['moments (failure)']}, "
         f"edits {counts['hits (edit)']}/{counts['moments (edit)']}); noise {noise} of {counts['handed back']} "
         f"handed back (at failures {counts['noise at failure']}, edits {counts['noise at edit']}, successful "
-        f"commands {counts['noise at success']}); replayed {counts['failures replayed']} failures, "
-        f"{counts['edits replayed']} edits, {counts['successes replayed']} successful commands"
+        f"commands {counts['noise at success']}, reads {counts['noise at read']}); replayed "
+        f"{counts['failures replayed']} failures, {counts['edits replayed']} edits, {counts['reads replayed']} reads, "
+        f"{counts['successes replayed']} successful commands"
     )
 
 
@@ -209,6 +280,7 @@ def main() -> None:
     parser.add_argument("--part", choices=["tune", "heldout", "all"], default="tune")
     parser.add_argument("--sweep", action="store_true")
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--client", choices=["claude-code", "codex", "gemini", "cursor"], default="claude-code")
     args = parser.parse_args()
     from memx_mcp.usecases import moment
 
@@ -229,7 +301,7 @@ def main() -> None:
                             )
                 else:
                     print(f"{part} session {session[:8]} (store from {SESSIONS.index(session)} earlier sessions)")
-                    total.update(score(session, replay(session, memory, True), args.show))
+                    total.update(score(session, replay(session, memory, True, args.client), args.show))
             finally:
                 stop_helper(memory)
                 shutil.rmtree(memory.settings.home, ignore_errors=True)
@@ -237,7 +309,7 @@ def main() -> None:
             for (fix, file), counts in sorted(sweeps.items()):
                 report(f"{part} FIX_FLOOR={fix} FILE_FLOOR={file}", counts)
         else:
-            report(f"{part} (claude-code, through the hook)", total)
+            report(f"{part} ({args.client}, through the hook)", total)
     sys.stdout.flush()
 
 
