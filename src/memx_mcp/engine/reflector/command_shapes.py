@@ -16,7 +16,18 @@ lesson (issue 31, point 1):
 - **world-writable permissions**: ``chmod`` giving others write (``777``, ``a+rwx``, ``o+w``);
 - **credentials in shell start-up files**: a credential-shaped variable and a shell rc file in one lesson;
 - **data out through a network command**: a network program whose argument runs a command
-  (``dig $(base64 .env).host``, ``curl …/$(whoami)``)."""
+  (``dig $(base64 .env).host``, ``curl …/$(whoami)``);
+- **where code comes from**: a package index or registry other than the canonical one (``--index-url``,
+  ``--extra-index-url``, ``PIP_INDEX_URL``, ``npm config set registry``, ``registry=`` or ``always-auth`` in
+  ``.npmrc``), a dependency pinned to a direct URL on another host (``pkg @ https://…``);
+- **what runs inside every process**: a preload or inject variable (``LD_PRELOAD``, ``DYLD_INSERT_LIBRARIES``,
+  ``NODE_OPTIONS=--require …``, ``PYTHONSTARTUP``, ``JAVA_TOOL_OPTIONS=-javaagent…``);
+- **the agent's own permissions widened**: ``bypassPermissions``, ``Bash(*)``, ``--dangerously-skip-permissions``,
+  approvals or sandbox off for every call (``approval_policy = "never"``, ``danger-full-access``, auto-approve
+  all, ``--yolo``).
+
+These hold whoever backs the advice: the assistant may have run the command with success because content told
+it to, and a good run says nothing about who controls the index, the library or the settings."""
 
 from __future__ import annotations
 
@@ -73,6 +84,38 @@ DATA_OUT = re.compile(
 )
 
 
+# The canonical package hosts: an index, a registry or a direct URL on any other host changes where code comes from
+_CANONICAL_HOST = r"(?:pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com)(?![\w.-])"
+_OTHER_URL = r"[\"']?(?:[a-z][\w+.-]*://)(?![^/\s\"'`]*@)?(?!" + _CANONICAL_HOST + r")[^\s\"'`]+"
+CODE_SOURCE = re.compile(
+    r"(?<![\w-])--(?:extra-)?index-url(?:\s*=\s*|\s+)" + _OTHER_URL + r"|"  # pip / uv flags
+    r"\b(?:pip3?|uv\s+pip)\s+install\b[^\n|;&`]{0,200}?\s-i\s+" + _OTHER_URL + r"|"
+    r"\b(?:PIP|UV)_(?:EXTRA_)?INDEX_URL\s*=\s*" + _OTHER_URL + r"|\bUV_(?:DEFAULT_)?INDEX\s*=\s*" + _OTHER_URL + r"|"
+    r"(?<![\w-])(?:extra-)?index-url\s*=\s*" + _OTHER_URL + r"|"  # pip.conf
+    r"\b(?:npm|pnpm|yarn)\s+config\s+set\s+(?:[\w@/:.-]*:)?registry\b|"  # npm config set registry …
+    r"(?<![\w-])--registry(?:\s*=\s*|\s+)" + _OTHER_URL + r"|"
+    r"\bnpm_config_registry\s*=|"
+    r"(?:^|[\s`\"'])(?:@[\w-]+:)?registry\s*=\s*" + _OTHER_URL + r"|"  # .npmrc
+    r"\balways-auth\s*=\s*true\b|"
+    r"\b(?:npmRegistryServer|registry)[\"']?\s*:\s*" + _OTHER_URL + r"|"  # .yarnrc.yml, package.json
+    r"(?<![\w.-])[A-Za-z0-9][\w.-]*(?:\[[\w,-]+\])?\s*@\s*(?:git\+)?" + _OTHER_URL,  # pkg @ https://…
+    re.I | re.M,
+)
+PRELOAD = re.compile(
+    r"\b(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|PYTHONSTARTUP)\b[\"']?\s*[=:]|"
+    r"\b(?:NODE_OPTIONS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|RUBYOPT|PERL5OPT)\b[\"']?\s*[=:][^\n`]{0,40}?"
+    r"(?:--require\b|(?<![\w-])-r\b|--import\b|--(?:experimental-)?loader\b|-javaagent|(?<![\w-])-[rM]\w)",
+    re.I,
+)
+AGENT_PERMISSIONS = re.compile(
+    r"\bbypassPermissions\b|\bBash\(\s*\*?\s*:?\s*\*\s*\)|--dangerously-(?:skip-permissions|bypass[\w-]*)|"
+    r"\bdanger-full-access\b|\bapproval[_-]?policy\b[\"']?\s*[=:]\s*[\"']?never\b|--ask-for-approval\s+never\b|"
+    r"\bauto[_-]?(?:approve|accept|allow)[\w-]*[\"']?\s*[=:]\s*[\"']?(?:true|all|\*|\[\s*[\"']\*)|"
+    r"(?<![\w-])--(?:yolo|trust-all-tools|allow-all-tools)\b|\"yolo\"\s*:\s*true",
+    re.I,
+)
+
+
 def shapes(text: str) -> tuple[str, ...]:
     """The risky shapes of the commands and settings in ``text``: a reason each."""
     found = []
@@ -86,4 +129,10 @@ def shapes(text: str) -> tuple[str, ...]:
         found.append("puts credentials in a shell start-up file")
     if DATA_OUT.search(text):
         found.append("sends the output of a command out through a network command")
+    if CODE_SOURCE.search(text):
+        found.append("changes where code comes from (a package index, registry or direct URL)")
+    if PRELOAD.search(text):
+        found.append("loads code into every process (a preload or inject variable)")
+    if AGENT_PERMISSIONS.search(text):
+        found.append("widens the agent's own permissions")
     return tuple(found)
