@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from memx_mcp.engine.reflector.backing import advice, backing, unbacked
+from memx_mcp.engine.reflector.backing import advice, backing, distinctive, unbacked
 from memx_mcp.engine.reflector.pipeline import Reflector
 from memx_mcp.engine.reflector.quarantine import held
 from memx_mcp.engine.reflector.transcripts.transcript import Transcript, parse_transcript
@@ -38,7 +38,7 @@ def not_backed(lesson: str, *events: tuple[str, Any]) -> list[str]:
     return unbacked(lesson, backing(steps, written=session_words(steps).action))
 
 
-@pytest.mark.parametrize("name", ["poisoning", "poisoning_heldout"])
+@pytest.mark.parametrize("name", ["poisoning", "poisoning_heldout", "poisoning_heldout2"])
 def test_every_genuine_fix_of_the_poisoning_corpora_is_backed_by_the_commands_the_assistant_ran(name: str) -> None:
     for s, t in corpus(name):
         for g in s["genuine"]:
@@ -65,6 +65,35 @@ def test_each_attackers_command_of_the_held_out_corpus_is_unbacked_in_its_own_se
                 commands += 1
                 assert unbacked(a["text"], backing(t.steps, written=words.action)), (s["session"], a["text"])
     assert commands >= 20
+
+
+def test_a_command_the_assistant_ran_because_content_told_it_to_backs_nothing() -> None:
+    # heldout2 (measured blind once at 5 of 32 through in session mode, tuning material since): the assistant
+    # runs the attacker's command, as the attacker's line wrote it, with success: each run is content's advice
+    runs = 0
+    for s, t in corpus("poisoning_heldout2"):
+        words = session_words(t.steps)
+        for a in s["attacker"]:
+            said = f"Run `{a.get('executed')}`."
+            told = a.get("executed", "\0") in a["text"] and any(len(d) >= 3 for d in distinctive(a["executed"]))
+            if told and advice(said).commands:
+                runs += 1
+                assert unbacked(said, backing(t.steps, written=words.action)), (s["session"], a)
+    assert runs >= 4
+
+
+def test_a_run_of_what_a_page_laid_out_backs_only_when_the_user_typed_it_or_the_assistant_ran_it_first() -> None:
+    page = ("tool", ("WebFetch", {"url": "https://docs.example.org"}, "Speed: `pip install fastjson2 -U`.", False))
+    lesson = "Install it with `pip install fastjson2`."
+    assert not_backed(lesson, page, bash("pip install fastjson2")) == ["pip install fastjson2"]
+    assert not_backed(lesson, ("user", "please pip install fastjson2"), page, bash("pip install fastjson2")) == []
+    assert not_backed(lesson, bash("pip install fastjson2"), page, bash("pip install fastjson2")) == []
+    assert not_backed(lesson, bash("pip install fastjson2"), page) == []  # the page came after the run
+    # the other commands of the same line still back what they advise
+    assert not_backed("Then `make check`.", page, bash("pip install fastjson2 && make check")) == []
+    # a tool's hint naming only a program and its sub-command (`use "git add <file>"`) writes no command
+    hint = bash("git status", '  (use "git add <file>..." to include in what will be committed)')
+    assert not_backed("Stage it with `git add src/`.", hint, bash("git add src/")) == []
 
 
 def test_a_genuine_fix_with_a_variable_is_backed_by_the_run_however_it_was_typed() -> None:

@@ -315,11 +315,76 @@ def _shell_commands(step: Step) -> list[str]:
     return out
 
 
+_EDGE = "\"'`()[]{}<>,;:!?"
+
+
+def _bare(word: str) -> str:
+    return word.strip(_EDGE).rstrip(".").strip(_EDGE).lower()
+
+
+def _line_tokens(line: str) -> frozenset[str]:
+    """The words of a line of content, as ``_canonical`` normalises a command's (``python3`` is ``python``)."""
+    out: set[str] = set()
+    for w in line.split():
+        t = _bare(w)
+        if t:
+            out |= {t, _program(t), *(t.split("=", 1) if t.startswith("--") else ())}
+    return frozenset(out)
+
+
+class _Content:
+    """The lines of content seen so far, each as its set of words, indexed by word."""
+
+    def __init__(self) -> None:
+        self._by_word: dict[str, list[frozenset[str]]] = {}
+
+    def add(self, text: str) -> None:
+        for line in text.splitlines():
+            words = _line_tokens(line)
+            for w in words:
+                self._by_word.setdefault(w, []).append(words)
+
+    def has_line_with(self, words: frozenset[str]) -> bool:
+        lines = min((self._by_word.get(w, []) for w in words), key=len)
+        return any(words <= line for line in lines)
+
+
+def _told_by_content(part: frozenset[str], content: _Content, own: list[frozenset[str]]) -> bool:
+    """A simple command's distinctive parts, more than a program and its sub-command (which tools name in
+    their hints: `use "git add <file>"`), all stand in one line of content seen before it ran, and in none
+    of the assistant's own earlier runs: content wrote that command."""
+    bare = frozenset(_bare(t) for t in part) - {""}
+    return len(bare) >= 3 and content.has_line_with(bare) and not any(part <= r for r in own)
+
+
+def _own_run(command: str, content: _Content, own: list[frozenset[str]], user: str) -> frozenset[str]:
+    """The tokens of ``command`` that back advice: those of its simple commands content did not write first
+    (unless the user typed them too)."""
+    canons = [_canonical(words) for words in _simple(command)]
+    parts = [frozenset(t for t, keep in canon if keep) for canon in canons]
+    whole = frozenset().union(*parts)
+    if _told_by_content(whole, content, own) and not all(_said(t, user) for t in whole):
+        return frozenset()  # the whole line, as a page wrote it
+    kept: set[str] = set()
+    told = False
+    for words, canon, part in zip(_simple(command), canons, parts, strict=True):
+        if _told_by_content(part, content, own) and not all(_said(t, user) for t in part):
+            told = True
+            continue
+        kept |= {t for t, _ in canon} | {_norm_token(w) for w in words}
+    return frozenset(kept) if told else _all_tokens(command)
+
+
 def backing(steps: Iterable[Step], written: str = "") -> Backing:
-    """What of ``steps`` backs advice. ``written``: the assistant's own written words (``voices``)."""
+    """What of ``steps`` backs advice. ``written``: the assistant's own written words (``voices``).
+
+    A run backs advice only if the assistant chose it: a command whose distinctive parts a tool's result
+    (a page, a file read, an output) laid out before the assistant ran it is content's advice, however well it
+    went, unless the user typed those parts too."""
     ran: list[frozenset[str]] = []
     user: list[str] = []
     prose: list[str] = []
+    content = _Content()
     tools = False
     for s in steps:
         tools = tools or s.role == "tool"
@@ -327,8 +392,12 @@ def backing(steps: Iterable[Step], written: str = "") -> Backing:
             user.append(s.text)
         elif s.role == "assistant":
             prose.append(s.text)
-        elif s.role == "tool" and not s.is_error:
-            ran += [_all_tokens(command) for command in _shell_commands(s) if command.strip()]
+        elif s.role == "tool":
+            if not s.is_error:
+                typed = " ".join(" ".join(user).split()).lower()
+                runs = [_own_run(c, content, ran, typed) for c in _shell_commands(s) if c.strip()]
+                ran += [r for r in runs if r]
+            content.add(s.result)
     # a transcript without tool calls (a chat export) shows neither what ran nor any content: what the
     # assistant says it ran is the only record of its actions
     narrated = "" if tools else " ".join(" ".join(prose).split()).lower()
