@@ -63,7 +63,9 @@ def test_codex_exec_sends_the_model_what_memx_knows_through_the_hooks_memx_insta
         assert "trust memx's hooks once in Codex (/hooks)" in said
         # Codex runs a hook the user has not trusted in its /hooks screen only with this flag, for one run
         argv = [str(CODEX), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", PROMPT]
-        done = subprocess.run(argv, cwd=proj, env=env, capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run(
+            argv, cwd=proj, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         assert "hook: SessionStart Completed" in done.stderr + done.stdout
     (request,) = [r for r in api.requests if r["path"].endswith("/responses")]
@@ -75,7 +77,7 @@ def test_codex_exec_sends_the_model_what_memx_knows_through_the_hooks_memx_insta
 
 
 @pytest.mark.skipif(not COPILOT, reason="Copilot CLI is not installed (npm i @github/copilot; MEMX_TEST_COPILOT)")
-def test_copilot_cli_sends_the_model_what_memx_knows_at_session_start_and_with_the_prompt(tmp_path: Path) -> None:
+def test_copilot_cli_sends_the_model_what_memx_knows_from_its_session_start_hook(tmp_path: Path) -> None:
     proj, env = _user(tmp_path, str(COPILOT))
     _memx(proj, env, "install", "copilot-cli")
     # the warm helper started as `memx doctor` starts it: its first start (the model loading on a machine
@@ -90,8 +92,9 @@ def test_copilot_cli_sends_the_model_what_memx_knows_at_session_start_and_with_t
         # Copilot CLI's own "bring your own key" mode: a local provider, no GitHub sign-in, no other network
         byok = {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": api.url, "COPILOT_MODEL": "gpt-4.1"}
         argv = [str(COPILOT), "-p", PROMPT, "--allow-all-tools", "-s"]
+        # with stdin open (pytest's), Copilot CLI's -p run dropped the hook's context every time: none here
         done = subprocess.run(
-            argv, cwd=proj, env={**env, **byok}, capture_output=True, text=True, timeout=300, check=False
+            argv, cwd=proj, env={**env, **byok}, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
         )
         assert done.returncode == 0, done.stdout + done.stderr
     # Copilot's own record of the session: memx's hooks ran on its sessionStart and userPromptSubmitted with
@@ -102,10 +105,10 @@ def test_copilot_cli_sends_the_model_what_memx_knows_at_session_start_and_with_t
     assert ran == {"sessionStart", "userPromptSubmitted"}, hooks
     given = [h["output"]["additionalContext"] for h in hooks if h.get("success") and h.get("output")]
     assert any(FACT in text and "memx-notes" in text for text in given), hooks
-    # KNOWN: on this machine the model's request carried that context in 5 of 6 runs by hand and in none under
-    # pytest (Copilot CLI 1.0.102, BYOK); what memx controls ends at the hook's answer, checked above
     (request,) = [r for r in api.requests if r["path"].endswith("/chat/completions")]
-    assert PROMPT in json.dumps(request["messages"])
+    sent = [str(m.get("content")) for m in request["messages"]]
+    assert any("what this project has learned" in s and FACT in s for s in sent), sent  # the session start
+    # the prompt hook answered nothing: the bullet was handed back once in this session already
     _memx(proj, env, "uninstall", "copilot-cli")
     assert not (Path(env["HOME"]) / ".copilot" / "mcp-config.json").exists()
 
@@ -122,7 +125,9 @@ def test_gemini_cli_sends_the_model_what_memx_knows_through_the_hooks_memx_insta
     with GeminiAPI().running() as api:
         key = {"GEMINI_API_KEY": "loopback", "GOOGLE_GEMINI_BASE_URL": api.url}
         argv = [str(GEMINI), "-m", "gemini-2.5-flash", "-p", PROMPT]
-        done = subprocess.run(argv, cwd=proj, env={**env, **key}, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            argv, cwd=proj, env={**env, **key}, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+        )
         assert done.returncode == 0, done.stdout + done.stderr
     turns = [r for r in api.requests if "GenerateContent" in r["path"] and PROMPT in json.dumps(r["contents"])]
     assert turns, [r["path"] for r in api.requests]
