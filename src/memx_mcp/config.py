@@ -192,10 +192,11 @@ class Settings:
         metadata={"doc": "how much of the decay weight's fall recall's ranking feels (1.0: SPEC's full multiplier)"},
     )
     ranking: str = field(
-        default="learned",
+        default="spec",
         metadata={
-            "doc": "learned (the fitted linear ranking shipped with memx) or spec (SPEC §7's fixed blend of "
-            "keyword_weight and semantic_weight)"
+            "doc": "spec (SPEC §7's fixed blend of keyword_weight and semantic_weight) or learned (the fitted "
+            "linear ranking shipped with memx; its scores sit on another scale: min_relevance and the prompt "
+            "floor are calibrated for spec)"
         },
     )
     keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})

@@ -249,7 +249,8 @@ def score_bullet(
     decay = 1.0 if in_named else decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay)
     recency = recency_multiplier(bullet.created_at, request.now, params.fusion, named)
     scope = request.scope.boost(bullet.scope, params.fusion.scope_boost, params.fusion.project_scope_boost)
-    if params.ranking is None or query is None:
+    # keyword-only mode (no model) keeps SPEC's keyword blend: the learned weights were fitted with a model
+    if params.ranking is None or query is None or semantic is None:
         score = fuse(l1, l2, l3, semantic, decay, recency, scope, params.fusion)
     else:
         features = learned_features(
