@@ -8,7 +8,8 @@ store of its own:
   when its questions are asked (the conversation shifted so that its last session ended yesterday; the
   clock moves rather than the dates, so that a date a question names still is the date of its turns).
   Beside the shipped ranking, the same store ranked with Decay off (``half_life_days`` 1e9) and as SPEC §7
-  writes it (the Decay weight in full, RecencyBoost 1.2: the ranking before docs/spec-changes.md).
+  writes it (the Decay weight in full, RecencyBoost 1.2: the ranking before docs/spec-changes.md), and
+  ranked with SPEC's blend in place of the learned ranking (``MEMX_RANKING=spec``).
 
 - ``bare`` (what memx itself stores when a turn is remembered): the content is ``speaker: text``, the
   session's date and time is the bullet's ``created_at`` (turn k of a session ``k`` × 30 s after the
@@ -28,6 +29,7 @@ model's cosine alone. Conversations 0-4 are the part retrieval was tuned on, 5-9
 printed apart, and all ten.
 
     python benchmarks/locomo.py [--protocol aged|bare|enriched|both|all] [--conversations 0-4] [--model minilm|e5]
+                                [--keep DIR] [--fast]
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from memx_mcp.config import Settings
 from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.engine.retrieval import RetrievalParams
 from memx_mcp.memory import Memory
+from memx_mcp.usecases.deps import shipped_ranking
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
 TUNED = range(0, 5)
@@ -171,7 +174,9 @@ def open_memory_for(protocol: str, keep: Path | None, model: str = "minilm") -> 
     return memory, filled
 
 
-def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Path | None, model: str) -> None:
+def run(
+    protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Path | None, model: str, fast: bool = False
+) -> None:
     rows = enriched_records(conversations) if protocol == "enriched" else bare_records(conversations)
     memory, filled = open_memory_for(protocol, keep, model)
     seconds = 0.0 if filled else load(memory, rows)
@@ -194,18 +199,24 @@ def run(protocol: str, conversations: list[tuple[int, dict[str, Any]]], keep: Pa
             n: newest_turn([(n, conv)]) + timedelta(days=1) if protocol == "aged" else now for n, conv in conversations
         }
         shipped = memory.deps.retrieval
+        blend = dataclasses.replace(shipped, ranking=None)  # SPEC's blend (MEMX_RANKING=spec)
         spec = dataclasses.replace(shipped.fusion, recency_boost=1.2, decay_share=1.0)
         del rankers["memx recall"]
-        rankers["memx recall before issue 28 (SPEC §7: × Decay, × 1.2 recency)"] = timed_recall(
-            memory, clocks, dataclasses.replace(shipped, fusion=spec)
-        )
-        if protocol == "aged":
+        if not fast:
+            rankers["memx recall before issue 28 (SPEC §7: × Decay, × 1.2 recency)"] = timed_recall(
+                memory, clocks, dataclasses.replace(blend, fusion=spec)
+            )
+        if protocol == "aged" and not fast:
             rankers["memx recall, Decay off (half-life 1e9 days)"] = timed_recall(
                 memory,
                 clocks,
                 dataclasses.replace(shipped, decay=dataclasses.replace(shipped.decay, half_life_days=1e9)),
             )
-        rankers[f"memx recall ({protocol})"] = timed_recall(memory, clocks)
+        rankers[f"memx recall ({protocol}, SPEC's blend: MEMX_RANKING=spec)"] = timed_recall(memory, clocks, blend)
+        learned = dataclasses.replace(shipped, ranking=shipped_ranking())  # MEMX_RANKING=learned
+        rankers[f"memx recall ({protocol}, learned ranking: MEMX_RANKING=learned)"] = timed_recall(
+            memory, clocks, learned
+        )
     head = " | ".join(CATEGORIES.values())
     print(
         "| ranker | r@5 conv. 0-4 (tuned) | r@5 conv. 5-9 (held out) | r@5 all | r@10 all | all evidence in top 5 "
@@ -222,6 +233,9 @@ def main() -> None:
     parser.add_argument("--conversations", default="0-9", help="a range of conversation numbers, e.g. 0-4")
     parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
     parser.add_argument("--keep", type=Path, help="keep the stores in this folder and reuse them (tuning runs)")
+    parser.add_argument(
+        "--fast", action="store_true", help="leave out the rows of earlier rankings (before issue 28, Decay off)"
+    )
     args = parser.parse_args()
     first, _, last = args.conversations.partition("-")
     wanted = range(int(first), int(last or first) + 1)
@@ -229,7 +243,7 @@ def main() -> None:
     conversations = [(n, conv) for n, conv in enumerate(data) if n in wanted]
     chosen = {"both": ("bare", "enriched"), "all": ("aged", "bare", "enriched")}.get(args.protocol, (args.protocol,))
     for protocol in chosen:
-        run(protocol, conversations, args.keep, args.model)
+        run(protocol, conversations, args.keep, args.model, args.fast)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ and numbers). To keep the build of a 100k store within minutes, 2,000 of them ar
 shipped model and the others take the vector of one of those plus small noise (re-normalised): the
 indexes see realistic vector geometry, and every query is embedded for real. Queries are paraphrase-like
 questions. Reported: p50/p95 of `recall` in-process as the MCP server runs it (query embedding included;
-recall counts are written in batches on a background thread after the answer), of `remember`; then
+recall counts are written in batches on a background thread after the answer), with the learned ranking and
+with SPEC's blend (alternating query by query), the floor (the query's embedding and a numpy scan of the same
+vectors for the top 5), of `remember`; then
 p50/p95 of `recall` through a real `memx-mcp` process over stdio (JSON-RPC written and read as a client
 does) on the same store, and that server's peak RSS (VmHWM: its own high-water mark, the figure a user
 sees; the benchmark process itself also holds the 100k bullets it built).
@@ -19,6 +21,7 @@ queries and scopes (each model its own store, built with its own vectors).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 import resource
@@ -35,6 +38,7 @@ from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder
+from memx_mcp.usecases.deps import shipped_ranking
 
 TOOLS = "pytest docker redis npm git nginx postgres kafka celery django react vite cargo terraform kubectl uv".split()
 VERBS = "run set use avoid enable disable pin raise lower restart clear rebuild".split()
@@ -108,6 +112,11 @@ def bullets(embedder: Embedder, size: int, apart: float = 0.0) -> list[Bullet]:
 
 def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory, list[str]]:
     """A fresh store of ``bullets(size, apart)`` made with ``model``, and their texts."""
+    memory, made = build_bullets(size, apart, model)
+    return memory, [b.content for b in made]
+
+
+def build_bullets(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory, list[Bullet]]:
     memory = fresh_memory(defer_reinforcement=True, model_name=MODELS[model])  # as the MCP server runs it
     embedder = memory.deps.embedder.get(60)
     assert embedder is not None, memory.deps.embedder.note
@@ -115,12 +124,29 @@ def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory,
     for start in range(0, len(made), 5000):
         memory.store.add(made[start : start + 5000])
     memory.store.optimize()
-    return memory, [b.content for b in made]
+    return memory, made
+
+
+def floor(memory: Memory, made: list[Bullet], queries: list[str]) -> list[float]:
+    """The floor recall is measured against: one query embedding and a numpy scan of the same vectors
+    (the top 5 by cosine of the whole store, no scope, no keywords, no ranking)."""
+    embedder = memory.deps.embedder.get(60)
+    assert embedder is not None
+    matrix = np.array([b.vector for b in made], dtype=np.float32)
+    times = []
+    for q in queries:
+        t = time.perf_counter()
+        v = np.asarray(embedder.embed_queries([q])[0], dtype=np.float32)
+        sims = matrix @ v
+        top = np.argpartition(-sims, 5)[:5]
+        top[np.argsort(-sims[top])]
+        times.append(time.perf_counter() - t)
+    return times
 
 
 def served(home: Path, queries: list[str], rng: random.Random, model: str) -> tuple[list[float], float]:
     """``recall`` through a spawned ``memx-mcp`` over stdio; the server's peak RSS in MB at the end."""
-    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_MODEL_NAME": model}
+    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_MODEL_NAME": model, "MEMX_RANKING": "learned"}
     proc = subprocess.Popen(
         SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=home
     )
@@ -167,15 +193,23 @@ def measure(size: int, model: str, count: int, apart: float) -> None:
     """One store of ``size`` bullets made with ``model``: recall and remember in-process, then over stdio."""
     rng = random.Random(3 + size)  # the same queries and scopes for every model at this size
     start = time.perf_counter()
-    memory, _ = build(size, apart, model)
+    memory, made = build_bullets(size, apart, model)
     built = time.perf_counter() - start
     queries = [f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?" for _ in range(count)]
     memory.recall(queries[0], scope="project:p1")  # warm
-    recall = []
-    for q in queries:
-        t = time.perf_counter()
-        memory.recall(q, scope=f"project:p{rng.randint(0, 4)}")
-        recall.append(time.perf_counter() - t)
+    blend = dataclasses.replace(memory.deps.retrieval, ranking=None)
+    learned = dataclasses.replace(memory.deps.retrieval, ranking=shipped_ranking())
+    recall: list[float] = []
+    spec: list[float] = []
+    for n, q in enumerate(queries):  # the learned ranking and SPEC's blend alternate, so that load hits both
+        scope = f"project:p{rng.randint(0, 4)}"
+        for params, times in ((learned, recall), (blend, spec))[:: 1 if n % 2 else -1]:
+            memory.deps.retrieval = params
+            t = time.perf_counter()
+            memory.recall(q, scope=scope)
+            times.append(time.perf_counter() - t)
+    memory.deps.retrieval = blend
+    scan = floor(memory, made, queries)
     remember = []
     for text in texts(50, seed=size):
         t = time.perf_counter()
@@ -185,8 +219,10 @@ def measure(size: int, model: str, count: int, apart: float) -> None:
     memory.flush()
     stdio, server_rss = served(memory.settings.home, queries, rng, memory.settings.model_name)
     print(
-        f"{memory.settings.model_name}, {size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)}; "
-        f"remember {percentiles(remember)}; over stdio: recall {percentiles(stdio)}, "
+        f"{memory.settings.model_name}, {size:>7} bullets (built in {built:.0f} s): recall {percentiles(recall)} "
+        f"(SPEC's blend {percentiles(spec)}); floor (query embedding + numpy scan) {percentiles(scan)}; "
+        f"remember {percentiles(remember)}; over stdio: recall {percentiles(stdio)} "
+        f"= {statistics.median(stdio) / statistics.median(scan):.2f}x the floor's p50, "
         f"server peak RSS {server_rss:.0f} MB (benchmark process {rss:.0f} MB)",
         flush=True,
     )

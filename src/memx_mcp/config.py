@@ -191,6 +191,14 @@ class Settings:
         default=0.05,
         metadata={"doc": "how much of the decay weight's fall recall's ranking feels (1.0: SPEC's full multiplier)"},
     )
+    ranking: str = field(
+        default="spec",
+        metadata={
+            "doc": "spec (SPEC §7's fixed blend of keyword_weight and semantic_weight) or learned (the fitted "
+            "linear ranking shipped with memx; its scores sit on another scale: min_relevance and the prompt "
+            "floor are calibrated for spec)"
+        },
+    )
     keyword_weight: float = field(default=0.6, metadata={"doc": "weight of L1+L2+L3 in the blend"})
     semantic_weight: float = field(default=0.4, metadata={"doc": "weight of L4 in the blend"})
     recency_boost: float = field(
@@ -267,6 +275,8 @@ class Settings:
             raise InvalidInputError("openai_base_url is set but openai_model is empty: name the model to ask")
         if self.session_window_chars < 4000:
             raise InvalidInputError("session_window_chars must be at least 4000")
+        if self.ranking not in ("learned", "spec"):
+            raise InvalidInputError(f"ranking must be learned or spec, not {self.ranking!r}")
         if self.merge_strategy not in MERGE_STRATEGIES:
             raise InvalidInputError(f"merge_strategy must be one of {', '.join(MERGE_STRATEGIES)}")
         for t in (self.curator_thresholds(), self.curator_thresholds(cjk=True)):

@@ -3,11 +3,14 @@ parameters (made from Settings here and nowhere else) and the workspace that dec
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from ..engine.decay import DecayParams
 from ..engine.retrieval import RetrievalParams
 from ..engine.retrieval.fusion import FusionParams
 from ..engine.retrieval.generator import TermsCache
+from ..engine.retrieval.ranking import RankingWeights
 from ..ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, embed, no_refiner
 from ..privacy import PrivacySanitizer
 
@@ -65,7 +69,16 @@ def retrieval_params(settings: Settings) -> RetrievalParams:
         decay=decay_params(settings),
         candidate_limit=settings.candidate_limit,
         min_relevance=settings.min_relevance,
+        ranking=shipped_ranking() if settings.ranking == "learned" else None,
     )
+
+
+@cache
+def shipped_ranking() -> RankingWeights:
+    """The learned ranking's weights shipped in the package (``engine/retrieval/ranking_weights.json``),
+    read once per process."""
+    text = resources.files("memx_mcp.engine.retrieval").joinpath("ranking_weights.json").read_text("utf-8")
+    return RankingWeights.from_json(json.loads(text))
 
 
 @dataclass

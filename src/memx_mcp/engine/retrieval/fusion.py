@@ -93,3 +93,32 @@ def fuse(
         scope=scope,
         final=final,
     )
+
+
+def fuse_learned(
+    l1: float,
+    l2: float,
+    l3: float,
+    semantic: float | None,
+    relevance: float,
+    decay: float,
+    recency: float,
+    scope: float,
+    params: FusionParams,
+) -> ScoreBreakdown:
+    """The learned ranking's fusion: ``relevance`` (``ranking.relevance``) in place of ``Blended``, then the
+    same multipliers as ``fuse``. The layer scores are kept for the breakdown."""
+    effect = decay_effect(decay, params)
+    return ScoreBreakdown(
+        l1=l1,
+        l2=l2,
+        l3=l3,
+        semantic=0.0 if semantic is None else min(1.0, max(0.0, semantic)),
+        keyword=(l1 + l2 + l3) / KEYWORD_SCALE,
+        blended=relevance,
+        decay=decay,
+        decay_effect=effect,
+        recency=recency,
+        scope=scope,
+        final=relevance * effect * recency * scope,
+    )

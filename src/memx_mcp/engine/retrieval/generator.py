@@ -6,18 +6,30 @@ import logging
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
 from typing import Protocol
 
 from ...domain.models import Bullet, Hit, RecallResult
 from ...domain.scopes import Scope
+from ...text.stems import names, query_stems, stem_counts
 from ...text.tokenize import is_cjk, query_terms, tokens
 from ..decay import DecayParams, decay_weight
 from .budget import estimate_tokens, pack
-from .fusion import FusionParams, fuse, in_named_time, recency_multiplier
-from .layers import L1_MAX, L2_MAX, exact_score, fuzzy_score, fuzzy_terms, local_idf, metadata_score, metadata_terms
+from .fusion import FusionParams, fuse, fuse_learned, in_named_time, recency_multiplier
+from .layers import (
+    L1_MAX,
+    L2_MAX,
+    L3_MAX,
+    exact_score,
+    fuzzy_score,
+    fuzzy_terms,
+    local_idf,
+    metadata_score,
+    metadata_terms,
+)
+from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance
 from .when import Span, named_spans
 
 log = logging.getLogger(__name__)
@@ -62,6 +74,11 @@ class RetrievalParams:
     context_semantic: float = 0.5
     context_rescore: int = 30  # the best candidates scored again with their context
     context_expand: int = 10  # the best candidates whose neighbours become candidates too
+    # The learned ranking (``ranking.py``) in place of SPEC's blend; None: SPEC §7's formula.
+    ranking: RankingWeights | None = None
+    # Called with each scored candidate and its features under the learned ranking (the last call for a
+    # bullet is its final scoring): how benchmarks/fit_ranking.py reads them. Never set in memx itself.
+    trace: Callable[[Bullet, Sequence[float]], None] | None = field(default=None, compare=False)
 
 
 QueryVector = Sequence[float] | Callable[[], Sequence[float] | None] | None
@@ -73,9 +90,10 @@ def _gather(
     pending_vector: QueryVector,
     scopes: Sequence[str],
     limit: int,
-) -> tuple[dict[str, Bullet], Sequence[float] | None, bool, list[str]]:
+) -> tuple[dict[str, Bullet], Sequence[float] | None, bool, list[str], dict[str, float]]:
     """Candidates from both indexes. The full-text query runs first, so that a query vector still being
-    computed elsewhere (``pending_vector`` a callable) is made at the same time."""
+    computed elsewhere (``pending_vector`` a callable) is made at the same time. Last: each full-text
+    match's BM25 score as a share of the best one's."""
     found: dict[str, Bullet] = {}
     notes: list[str] = []
     try:
@@ -96,7 +114,9 @@ def _gather(
             notes.append(f"vector layer skipped: {type(exc).__name__}")
     for b, _ in keyword:
         found.setdefault(b.id, b)
-    return found, query_vector, vector_ok, notes
+    best = max((score for _, score in keyword), default=0.0)
+    fulltext = {b.id: score / best for b, score in keyword} if best > 0 else {}
+    return found, query_vector, vector_ok, notes, fulltext
 
 
 @dataclass(frozen=True)
@@ -110,6 +130,8 @@ class TermProfile:
     length: int
     fuzzy: tuple[str, ...]
     metadata: frozenset[str]
+    stems: Mapping[str, int] = field(default_factory=dict)  # Snowball stems, stop words out (learned ranking)
+    question: bool = False
 
 
 def bullet_terms(bullet: Bullet) -> frozenset[str]:
@@ -124,7 +146,15 @@ def profile_of(bullet: Bullet) -> TermProfile:
     counts = Counter(t for t in found if is_cjk(t)) if is_cjk(bullet.content) else _NO_COUNTS
     terms = frozenset(found) | metadata_terms(bullet.tools)
     metadata = metadata_terms((*bullet.tools, *bullet.entities, *bullet.tags))
-    return TermProfile(terms, counts, len(found), fuzzy_terms(terms), metadata)
+    return TermProfile(
+        terms,
+        counts,
+        len(found),
+        fuzzy_terms(terms),
+        metadata,
+        stem_counts(bullet.content),
+        bullet.content.rstrip().endswith("?"),
+    )
 
 
 @dataclass(frozen=True)
@@ -133,9 +163,53 @@ class Context:
 
     terms: frozenset[str] = frozenset()
     semantic: float | None = None
+    stems: Mapping[str, int] | None = None
 
 
 NO_CONTEXT = Context()
+
+
+@dataclass(frozen=True)
+class QueryFeatures:
+    """What the learned ranking knows of the query beyond its terms: its stems and their BM25 statistics
+    over the candidates, the names it carries, and the full-text index's score of each candidate (as a
+    share of the query's best)."""
+
+    stems: tuple[str, ...]
+    stats: Bm25Stats
+    names: frozenset[str]
+    fulltext: Mapping[str, float]
+
+
+def learned_features(
+    bullet: Bullet,
+    p: TermProfile,
+    own: tuple[float, float, float],
+    context: tuple[float, float, float],
+    context_stems: Mapping[str, int] | None,
+    semantic: float | None,
+    query: QueryFeatures,
+    named: Sequence[Span],
+    in_named: bool,
+) -> tuple[float, ...]:
+    """The features of ``ranking.FEATURES`` for one candidate: ``own`` its L1, L2, L3; ``context`` what its
+    neighbours add to L1, the share of query terms only they have, and how far their similarity is above
+    the bullet's own."""
+    return (
+        own[0] / L1_MAX,
+        own[1] / L2_MAX,
+        own[2] / L3_MAX,
+        semantic or 0.0,
+        *context,
+        bm25_share(query.stems, p.stems, query.stats),
+        bm25_share(query.stems, p.stems, query.stats, context_stems),
+        query.fulltext.get(bullet.id, 0.0),
+        sum(1 for n in query.names if n in p.terms) / len(query.names) if query.names else 0.0,
+        1.0 if named and in_named else 0.0,
+        1.0 if named and not in_named else 0.0,
+        1.0 if p.question else 0.0,
+        1.0 if semantic is None else 0.0,
+    )
 
 
 def score_bullet(
@@ -149,34 +223,52 @@ def score_bullet(
     relative_length: float = 1.0,
     context: Context = NO_CONTEXT,
     named: Sequence[Span] = (),
+    query: QueryFeatures | None = None,
 ) -> Hit:
     """All four layers and the fusion for one candidate; ``semantic`` is its cosine similarity to the
     query (None in keyword-only mode); ``weights`` are the query terms' local IDF; ``relative_length`` the
-    bullet's length over the candidates' mean; ``context`` what its neighbours add (at lower weight)."""
+    bullet's length over the candidates' mean; ``context`` what its neighbours add (at lower weight);
+    ``query`` what the learned ranking needs of the query (with ``params.ranking`` set)."""
     p = profile or profile_of(bullet)
-    l1 = exact_score(terms, p.terms, weights, p.cjk_counts, relative_length)
-    l2 = fuzzy_score(terms, p.terms, p.fuzzy)
+    l1 = own_l1 = exact_score(terms, p.terms, weights, p.cjk_counts, relative_length)
+    l2 = own_l2 = fuzzy_score(terms, p.terms, p.fuzzy)
+    l3 = metadata_score(terms, p.metadata)
+    gain = only_share = lift = 0.0
     if context.terms:
         own = exact_score(terms, p.terms, weights)
         gain = exact_score(terms, p.terms | context.terms, weights) - own
         l1 = min(L1_MAX, l1 + params.context_keyword * gain)
-        only = sum(1 for t in terms if t in context.terms and t not in p.terms)
-        l2 = min(L2_MAX, l2 + params.context_keyword * L2_MAX * only / len(terms))
+        only_share = sum(1 for t in terms if t in context.terms and t not in p.terms) / len(terms) if terms else 0.0
+        l2 = min(L2_MAX, l2 + params.context_keyword * L2_MAX * only_share)
+    own_semantic = semantic
     if semantic is not None and context.semantic is not None and context.semantic > semantic:
-        semantic += params.context_semantic * (context.semantic - semantic)
-    score = fuse(
-        l1=l1,
-        l2=l2,
-        l3=metadata_score(terms, p.metadata),
-        semantic=semantic,
-        # asked about the time it was written, a bullet is not forgotten: decay is for what nobody asks about
-        decay=1.0
-        if named and in_named_time(bullet.created_at, named, params.fusion)
-        else decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay),
-        recency=recency_multiplier(bullet.created_at, request.now, params.fusion, named),
-        scope=request.scope.boost(bullet.scope, params.fusion.scope_boost, params.fusion.project_scope_boost),
-        params=params.fusion,
-    )
+        lift = context.semantic - semantic
+        semantic += params.context_semantic * lift
+    in_named = bool(named) and in_named_time(bullet.created_at, named, params.fusion)
+    # asked about the time it was written, a bullet is not forgotten: decay is for what nobody asks about
+    decay = 1.0 if in_named else decay_weight(bullet.created_at, bullet.recall_count, request.now, params.decay)
+    recency = recency_multiplier(bullet.created_at, request.now, params.fusion, named)
+    scope = request.scope.boost(bullet.scope, params.fusion.scope_boost, params.fusion.project_scope_boost)
+    # keyword-only mode (no model) keeps SPEC's keyword blend: the learned weights were fitted with a model
+    if params.ranking is None or query is None or semantic is None:
+        score = fuse(l1, l2, l3, semantic, decay, recency, scope, params.fusion)
+    else:
+        features = learned_features(
+            bullet,
+            p,
+            (own_l1, own_l2, l3),
+            (gain / L1_MAX, only_share, lift),
+            context.stems,
+            own_semantic,
+            query,
+            named,
+            in_named,
+        )
+        if params.trace is not None:
+            params.trace(bullet, features)
+        score = fuse_learned(
+            l1, l2, l3, semantic, relevance(features, params.ranking), decay, recency, scope, params.fusion
+        )
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
 
 
@@ -229,9 +321,11 @@ class _Scoring:
         mean: float,
         named: Sequence[Span],
         vector: Sequence[float] | None,
+        query: QueryFeatures | None = None,
     ) -> None:
         self.source, self.request, self.params = source, request, params
         self.terms, self.weights, self.mean, self.named, self.vector = terms, weights, mean, named, vector
+        self.query = query
         self.sims: dict[str, float] = {}
 
     def _similarities(self, ids: Sequence[str], notes: list[str]) -> None:
@@ -254,14 +348,20 @@ class _Scoring:
     ) -> list[Hit]:
         neighbours = {b.id: b for bs in near.values() for b in bs}
         self._similarities([*(b.id for b in bullets), *neighbours], notes)
-        words = {i: (profiles[i] if i in profiles else _profile(b, cache)).terms for i, b in neighbours.items()}
+        near_profiles = {i: profiles[i] if i in profiles else _profile(b, cache) for i, b in neighbours.items()}
+        words = {i: p.terms for i, p in near_profiles.items()}
+        learned = self.query is not None
         hybrid = self.vector is not None
         hits = []
         for b in bullets:
             ids = [n.id for n in near.get(b.id, ())]
             close = [self.sims[i] for i in ids if i in self.sims]
             context = (
-                Context(frozenset().union(*(words[i] for i in ids)), max(close) if hybrid and close else None)
+                Context(
+                    frozenset().union(*(words[i] for i in ids)),
+                    max(close) if hybrid and close else None,
+                    sum((Counter(near_profiles[i].stems) for i in ids), Counter()) if learned else None,
+                )
                 if ids
                 else NO_CONTEXT
             )
@@ -279,6 +379,7 @@ class _Scoring:
                     p.length / self.mean if self.mean else 1.0,
                     context,
                     self.named,
+                    self.query,
                 )
             )
         return hits
@@ -296,7 +397,9 @@ def recall(
     may be a callable that waits for it (``notes`` is read after it returns)."""
     terms = query_terms(request.query)
     scopes = request.scope.visible()
-    found, vector, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
+    found, vector, vector_ok, gather_notes, fulltext = _gather(
+        source, terms, query_vector, scopes, params.candidate_limit
+    )
     hybrid = vector_ok and vector is not None
     sims: Mapping[str, float] = {}
     if hybrid and vector is not None and found:
@@ -310,7 +413,13 @@ def recall(
     profiles = {b.id: _profile(b, terms_cache) for b in found.values()}
     weights = local_idf(terms, [p.terms for p in profiles.values()])
     mean = sum(p.length for p in profiles.values()) / len(profiles) if profiles else 0.0
-    scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None)
+    query = None
+    if params.ranking is not None:
+        stems = query_stems(request.query)
+        query = QueryFeatures(
+            stems, bm25_stats(stems, [p.stems for p in profiles.values()]), names(request.query), fulltext
+        )
+    scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None, query)
     scoring.sims.update(sims)
     hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)
     # Rescoring with the context, of the best candidates only (reading every candidate's neighbours costs
