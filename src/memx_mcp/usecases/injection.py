@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..domain.inputs import MAX_QUERY_CHARS
-from ..domain.models import Bullet, KnowledgeType, Section
+from ..domain.models import Bullet, Hit, KnowledgeType, Section
 from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
 from ..files import atomic_write
@@ -138,16 +138,23 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     return (frame.framed(where, packed) if ids or set(conflict_lines) & set(packed) else ""), ids
 
 
+def prompt_hits(deps: Deps, prompt: str, budget: int) -> tuple[str, list[Hit]]:
+    """What a prompt recalls for injection, best first, before the floor: the scope searched and the hits
+    (``benchmarks/prompt_floor_real.py`` calibrates the floor on these scores)."""
+    result = recall(deps, prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
+    return result.scope, list(result.hits)
+
+
 def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
     """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
-    result = recall(deps, prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
-    hits = [h for h in result.hits if h.score.blended >= floor and h.bullet.id not in seen]
+    scope, found = prompt_hits(deps, prompt, budget)
+    hits = [h for h in found if h.score.blended >= floor and h.bullet.id not in seen]
     standing = {b.id for b in still_there(deps, [h.bullet for h in hits])}
     hits = [h for h in hits if h.bullet.id in standing]
     if not hits:
         return "", []
     heading = HEADINGS[language([h.bullet.content for h in hits])][3]
-    where = inert(result.scope)
+    where = inert(scope)
     lines, _ = _pack([f"{heading}:", *(_line(h.bullet) for h in hits)], _room(budget, where))
     ids = [h.bullet.id for h in hits if _line(h.bullet) in lines]
     return (frame.framed(where, lines) if ids else ""), ids
