@@ -375,3 +375,21 @@ def test_install_and_uninstall_import_no_store_library(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_scan_reports_what_it_recorded_by_kind_and_never_leaves_an_unexplained_no_open_conflicts(
+    tmp_path: Path,
+) -> None:
+    d, records = tmp_path / "D", tmp_path / "near.jsonl"
+    texts = (
+        "Run the test suite in parallel with pytest -n auto",
+        "Run the test suite in parallel with `pytest -n auto`",
+    )
+    records.write_text("".join(json.dumps({"id": f"b_{i}", "content": t}) + "\n" for i, t in enumerate(texts)))
+    assert memx(d, "import", str(records)).returncode == 0  # restored as they are: not merged on the way in
+    scanned = memx(d, "conflicts", "--scan")
+    assert scanned.returncode == 0, scanned.stderr
+    assert "Scan recorded 1 new conflict(s): 0 contradiction(s)" in scanned.stdout and "1 overlap(s)" in scanned.stdout
+    assert "No open contradictions; 1 open overlap(s)" in scanned.stdout and "`--all` lists them" in scanned.stdout
+    assert "b_0" in memx(d, "conflicts", "--all").stdout
+    assert as_json(memx(d, "conflicts", "--json"))["hidden_overlaps"] == 1

@@ -156,9 +156,11 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
     if args.scan:
         found = memory.scan_conflicts(args.scope, progress=_progress)
         if not args.json:
-            sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
-    views = memory.list_conflicts(args.scope, include_overlaps=args.all)
-    _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+            sys.stdout.write(render.scan_text([c.kind for c in found]) + "\n")
+    every = memory.list_conflicts(args.scope, include_overlaps=True)
+    views = every if args.all else [v for v in every if v.conflict.kind == "contradiction"]
+    listed = ConflictsOut(conflicts=[ConflictOut.of(v) for v in views], hidden_overlaps=len(every) - len(views))
+    _emit(args, listed, render.conflicts_text)
 
 
 def _team(args: argparse.Namespace, memory: Memory) -> None:

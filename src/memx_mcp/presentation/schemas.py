@@ -190,6 +190,7 @@ class ConflictOut(BaseModel):
 
 class ConflictsOut(BaseModel):
     conflicts: list[ConflictOut]
+    hidden_overlaps: int = Field(default=0, description="open overlaps not listed (without --all)")
 
 
 class ForgetOut(BaseModel):
@@ -215,11 +216,13 @@ class StatsOut(BaseModel):
     by_scope: dict[str, int]
     by_section: dict[str, int]
     by_type: dict[str, int]
-    open_conflicts: int
+    open_conflicts: int = Field(description="open conflicts between two active bullets, every scope, both kinds")
     model: str
     model_note: str
     home: str
     store_bytes: int
+    open_contradictions: int = Field(default=0, description="of open_conflicts, the contradictions")
+    open_overlaps: int = Field(default=0, description="of open_conflicts, the overlaps (similar, not opposed)")
     decay_histogram: dict[str, int] = Field(
         default_factory=dict, description="active bullets by band of the forgetting curve"
     )

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..config import Settings
 from ..domain.inputs import MAX_QUERY_CHARS
 from ..domain.models import Bullet, Hit, KnowledgeType, Section
+from ..engine.curator import contradiction_evidence
 from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
 from ..files import atomic_write
@@ -116,7 +117,13 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
         key=lambda b: (b.created_at, b.id),
         reverse=True,
     )
-    conflicts = [v for v in list_conflicts(deps, str(scope)) if v.conflict.kind == "contradiction"][:3]
+    # only contradictions about the same thing: a record an older memx made of two parallel facts ("port
+    # 8000 is taken" beside "port 9000 is taken") is judged again by today's Curator before it is shown
+    conflicts = [
+        v
+        for v in list_conflicts(deps, str(scope))
+        if v.conflict.kind == "contradiction" and contradiction_evidence(v.a.content, v.b.content)
+    ][:3]
     if not established and not pitfalls and not conflicts:
         return "", []
     shown = [*established[:12], *(p for p in pitfalls[:8] if p not in established[:12])]
@@ -141,7 +148,7 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
 def prompt_hits(deps: Deps, prompt: str, budget: int) -> tuple[str, list[Hit]]:
     """What a prompt recalls for injection, best first, before the floor: the scope searched and the hits
     (``benchmarks/prompt_floor_real.py`` calibrates the floor on these scores)."""
-    result = recall(deps, prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
+    result = recall(deps, prompt[:MAX_QUERY_CHARS], token_budget=max(50, budget), max_results=5, reinforce=False)
     return result.scope, list(result.hits)
 
 

@@ -50,6 +50,20 @@ def list_conflicts(deps: Deps, scope: str | None = None, include_overlaps: bool 
     return views
 
 
+def conflict_counts(deps: Deps) -> dict[str, int]:
+    """Open conflicts between two active bullets, in every scope, by kind: what the page's Conflicts tab
+    shows with "all scopes" and "both" (a record whose bullet was archived or merged away is not one)."""
+    scopes = sorted(deps.store.column_counts("scope"))
+    found = deps.store.conflicts(scopes) if scopes else []
+    ids = sorted({i for c in found for i in (c.a_id, c.b_id)})
+    live = {b.id for b in deps.store.get(ids) if b.status is Status.ACTIVE}
+    counts = {"contradiction": 0, "overlap": 0}
+    for c in found:
+        if c.a_id in live and c.b_id in live:
+            counts[c.kind] = counts.get(c.kind, 0) + 1
+    return counts
+
+
 def scan_conflicts(
     deps: Deps, scope: str | None = None, block: int = 1024, progress: Progress | None = None
 ) -> list[Conflict]:
@@ -221,6 +235,7 @@ def restore(deps: Deps, ids: Sequence[str]) -> tuple[list[str], list[str]]:
 def stats(deps: Deps) -> Stats:
     store = deps.store
     statuses = store.column_counts("status")
+    counts = conflict_counts(deps)
     return Stats(
         total=sum(statuses.values()),
         active=statuses.get("active", 0),
@@ -228,7 +243,9 @@ def stats(deps: Deps) -> Stats:
         by_scope=store.column_counts("scope"),
         by_section=store.column_counts("section"),
         by_type=store.column_counts("knowledge_type"),
-        open_conflicts=store.count_conflicts("open"),
+        open_conflicts=sum(counts.values()),
+        open_contradictions=counts["contradiction"],
+        open_overlaps=counts["overlap"],
         model=deps.settings.model_name,
         model_note=deps.embedder.note,
         home=str(deps.settings.home),
