@@ -17,8 +17,10 @@ from ..domain.inputs import MAX_CONTENT_CHARS, MAX_IDS, MAX_TAGS
 from ..domain.models import Bullet, Conflict, ConflictView, ForgetResult, RememberResult, Stats, Status, new_id
 from ..engine import curator
 from ..engine.decay import decay_weight, is_archive_candidate
+from ..engine.retrieval.generator import bullet_terms
 from ..ports import ACTIVE, EVERY, Where
 from ..text.language import mostly_cjk
+from ..text.tokenize import query_terms
 from .deps import Deps
 from .recall import recall
 from .writes import Checked, Draft, WriteHow, with_vector
@@ -171,10 +173,14 @@ def forget(deps: Deps, ids: Sequence[str], *, purge: bool = False) -> ForgetResu
 
 
 def forget_matching(deps: Deps, query: str, *, scope: str | None = None, confirm: bool = False) -> ForgetResult:
-    """Forget what ``recall`` returns for ``query``; without ``confirm`` nothing changes and the ids
-    that would be archived come back in ``would_forget``."""
+    """Forget what ``recall`` returns for ``query`` that also says one of the query's meaningful words
+    itself; without ``confirm`` nothing changes and the ids that would be archived come back in
+    ``would_forget``."""
     result = recall(deps, query, scope=scope, reinforce=False)
-    ids = tuple(h.bullet.id for h in result.hits)
+    # only what the query names in the bullet's own words: never what a common word, a neighbour's words
+    # (the context a recall searches) or a vague likeness alone brought back
+    wanted = set(query_terms(query))
+    ids = tuple(h.bullet.id for h in result.hits if wanted & bullet_terms(h.bullet))
     if not confirm or not ids:
         return ForgetResult(archived=(), purged=(), not_found=(), would_forget=ids)
     return forget(deps, ids)

@@ -11,7 +11,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Protocol
 
-from ...domain.models import Bullet, Hit, RecallResult
+from ...domain.models import Bullet, Hit, RecallResult, RetrievalMode
 from ...domain.scopes import Scope
 from ...text.tokenize import is_cjk, query_terms, tokens
 from ..decay import DecayParams, decay_weight
@@ -156,7 +156,7 @@ def score_bullet(
     p = profile or profile_of(bullet)
     l1 = exact_score(terms, p.terms, weights, p.cjk_counts, relative_length)
     l2 = fuzzy_score(terms, p.terms, p.fuzzy)
-    if context.terms:
+    if context.terms and terms:  # (a query of common words only has no terms)
         own = exact_score(terms, p.terms, weights)
         gain = exact_score(terms, p.terms | context.terms, weights) - own
         l1 = min(L1_MAX, l1 + params.context_keyword * gain)
@@ -295,6 +295,10 @@ def recall(
     """Rank the visible bullets for ``request.query`` and pack the best into the budget. ``query_vector``
     may be a callable that waits for it (``notes`` is read after it returns)."""
     terms = query_terms(request.query)
+    if not terms:  # only common words ("the", "how should I do it"): no subject, so no match of any kind
+        note = "the query has only common words: nothing to match"
+        mode: RetrievalMode = "keyword-only" if query_vector is None else "hybrid"
+        return RecallResult(request.query, str(request.scope), mode, (), 0, 0, 0, (*notes, note))
     scopes = request.scope.visible()
     found, vector, vector_ok, gather_notes = _gather(source, terms, query_vector, scopes, params.candidate_limit)
     hybrid = vector_ok and vector is not None
