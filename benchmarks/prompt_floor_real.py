@@ -17,7 +17,8 @@ A relevant prompt is served when one of its relevant bullets is injected (the ho
 the floor. The floor is chosen on tune only: the one that keeps at most 5 % of unrelated prompts injected
 and serves the most relevant ones (ties: the lowest). The held-out part is measured with that floor.
 
-    python benchmarks/prompt_floor_real.py            # the floor it would choose, tune and held-out apart
+    python benchmarks/prompt_floor_real.py            # the floor it would choose, on tune
+    python benchmarks/prompt_floor_real.py --heldout  # and the held-out part measured with it
     python benchmarks/prompt_floor_real.py --dump F   # candidates for labelling, no scores
 """
 
@@ -35,7 +36,11 @@ from typing import Any
 
 from memx_mcp.compose import open_memory
 from memx_mcp.config import load_settings
+from memx_mcp.domain.inputs import MAX_QUERY_CHARS
+from memx_mcp.domain.models import Hit
 from memx_mcp.engine.reflector.transcripts.transcript import parse_transcript
+from memx_mcp.text.sentences import split_sentences
+from memx_mcp.text.tokenize import query_terms
 from memx_mcp.usecases.injection import prompt_hits
 from memx_mcp.usecases.reflect import read_transcript, reflect
 
@@ -142,7 +147,7 @@ def dump(target: Path) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def measure() -> None:
+def measure(heldout: bool, verbose: bool, by_sentence: bool) -> None:
     labelled = {
         (r["repo"], r["session"], r["prompt"]): r
         for r in (json.loads(x) for x in LABELS.read_text(encoding="utf-8").splitlines() if x.strip())
@@ -157,7 +162,11 @@ def measure() -> None:
             texts = {c["text"]: c["id"] for c in row["candidates"]}  # type: ignore[attr-defined]
             relevant = {texts[t] for t in labelled[key]["relevant"] if t in texts}
             memory = row["memory"]
-            _, scored = prompt_hits(memory.deps, str(row["prompt"]), 400)  # type: ignore[attr-defined]
+            scored = (
+                _sentence_best(memory, str(row["prompt"]))
+                if by_sentence
+                else prompt_hits(memory.deps, str(row["prompt"]), 400)[1]
+            )  # type: ignore[attr-defined]
             results[str(row["split"])].append((relevant, [(h.bullet.id, h.score.blended) for h in scored]))
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -168,7 +177,14 @@ def measure() -> None:
     for f in FLOORS[::5]:
         s, u = _rates(tune, f)
         print(f"{f:5.2f}  {s:11.2f}  {u:8.2f}")
+    if verbose:
+        for relevant, hits in tune:
+            mine = max((sc for i, sc in hits if i in relevant), default=0.0)
+            top = max((sc for _, sc in hits), default=0.0)
+            print(f"  tune {'relevant' if relevant else 'unrelated'} own {mine:.3f} top {top:.3f}")
     for name, rows in results.items():
+        if name == "heldout" and not heldout:
+            continue
         rel = sum(1 for r, _ in rows if r)
         s, u = _rates(rows, best)
         print(
@@ -176,6 +192,18 @@ def measure() -> None:
             f"{len(rows) - rel} unrelated prompts injected {u:.2f}"
         )
     print(f"chosen floor: {best:.2f}")
+
+
+def _sentence_best(memory: Any, prompt: str) -> list[Hit]:
+    """The variant tried on tune: a prompt of several sentences also asked one sentence at a time (its first
+    three), each bullet keeping its best score (not adopted: it served no more tune prompts)."""
+    best = {h.bullet.id: h for h in prompt_hits(memory.deps, prompt, 400)[1]}
+    parts = [s for s in split_sentences(prompt[:MAX_QUERY_CHARS]) if query_terms(s)]
+    for part in parts[:3] if len(parts) > 1 else []:
+        for h in prompt_hits(memory.deps, part, 400)[1]:
+            if h.bullet.id not in best or h.score.blended > best[h.bullet.id].score.blended:
+                best[h.bullet.id] = h
+    return sorted(best.values(), key=lambda h: -h.score.blended)[:5]
 
 
 def _rates(rows: list[tuple[set[str], list[tuple[str, float]]]], floor: float) -> tuple[float, float]:
@@ -189,11 +217,14 @@ def _rates(rows: list[tuple[set[str], list[tuple[str, float]]]], floor: float) -
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dump", type=Path, default=None, help="write the candidates (no labels, no scores)")
+    parser.add_argument("--heldout", action="store_true", help="also measure the held-out part (once, at the end)")
+    parser.add_argument("--verbose", action="store_true", help="every tune prompt's scores")
+    parser.add_argument("--by-sentence", action="store_true", help="a long prompt also asked sentence by sentence")
     args = parser.parse_args()
     if args.dump:
         dump(args.dump)
     else:
-        measure()
+        measure(args.heldout, args.verbose, args.by_sentence)
 
 
 if __name__ == "__main__":

@@ -152,6 +152,13 @@ def prompt_hits(deps: Deps, prompt: str, budget: int) -> tuple[str, list[Hit]]:
     return result.scope, list(result.hits)
 
 
+def relevant_hits(deps: Deps, text: str, budget: int) -> tuple[str, list[Hit]]:
+    """The hits of ``text`` at or above the prompt floor (``inject_min_relevance``): the one relevance test
+    of every hook that hands memory back unasked (a prompt, the moment of need)."""
+    scope, hits = prompt_hits(deps, text, budget)
+    return scope, [h for h in hits if h.score.blended >= deps.settings.inject_min_relevance]
+
+
 def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
     """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
     scope, found = prompt_hits(deps, prompt, budget)
