@@ -144,7 +144,7 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
 
 def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
     from ..presentation import render
-    from ..presentation.schemas import BulletOut, ConflictOut, ConflictsOut, ResolveOut
+    from ..presentation.schemas import BulletOut, ConflictsOut, ResolveOut
 
     if args.action == "resolve":
         if not args.conflict_id or not args.keep:
@@ -157,9 +157,7 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
         found = memory.scan_conflicts(args.scope, progress=_progress)
         if not args.json:
             sys.stdout.write(render.scan_text([c.kind for c in found]) + "\n")
-    every = memory.list_conflicts(args.scope, include_overlaps=True)
-    views = every if args.all else [v for v in every if v.conflict.kind == "contradiction"]
-    listed = ConflictsOut(conflicts=[ConflictOut.of(v) for v in views], hidden_overlaps=len(every) - len(views))
+    listed = ConflictsOut.listing(memory.list_conflicts(args.scope, include_overlaps=True), args.all)
     _emit(args, listed, render.conflicts_text)
 
 
