@@ -375,3 +375,41 @@ def test_install_and_uninstall_import_no_store_library(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_scan_reports_what_it_recorded_by_kind_and_never_leaves_an_unexplained_no_open_conflicts(
+    tmp_path: Path,
+) -> None:
+    d, records = tmp_path / "D", tmp_path / "near.jsonl"
+    texts = (
+        "Run the test suite in parallel with pytest -n auto",
+        "Run the test suite in parallel with `pytest -n auto`",
+    )
+    records.write_text("".join(json.dumps({"id": f"b_{i}", "content": t}) + "\n" for i, t in enumerate(texts)))
+    assert memx(d, "import", str(records)).returncode == 0  # restored as they are: not merged on the way in
+    scanned = memx(d, "conflicts", "--scan")
+    assert scanned.returncode == 0, scanned.stderr
+    assert "Scan recorded 1 new conflict(s): 0 contradiction(s)" in scanned.stdout and "1 overlap(s)" in scanned.stdout
+    assert "No open contradictions; 1 open overlap(s)" in scanned.stdout and "`--all` lists them" in scanned.stdout
+    assert "b_0" in memx(d, "conflicts", "--all").stdout
+    assert as_json(memx(d, "conflicts", "--json"))["hidden_overlaps"] == 1
+
+
+def test_a_query_of_common_words_matches_nothing_and_forget_by_query_archives_only_what_names_the_query(
+    tmp_path: Path,
+) -> None:
+    """Issue 33: `memx recall pytest` brought back a timeout bullet written next to the pytest one (its
+    neighbour's words), and `forget --query pytest` would have archived it."""
+    d = tmp_path / "D"
+    facts = (
+        "Use pytest -n auto to run the suite in parallel",
+        "The integration tests time out after 120 s on CI; raise the timeout with --timeout=300",
+        "Prefer rg (ripgrep) over grep -r to search code",
+    )
+    ids = [as_json(memx(d, "remember", fact, "--json"))["bullet"]["id"] for fact in facts]
+    for common in ("the", "how should I do it"):
+        assert as_json(memx(d, "recall", common, "--json"))["results"] == []
+        assert "Nothing matched." in memx(d, "forget", "--query", common, "--yes").stdout
+    done = as_json(memx(d, "forget", "--query", "pytest", "--yes", "--json"))
+    assert done["archived"] == [ids[0]]
+    assert sorted(b["id"] for b in as_json(memx(d, "list", "--json"))["bullets"]) == sorted(ids[1:])

@@ -314,3 +314,31 @@ def test_never_doing_what_the_other_side_recommends_is_a_contradiction_even_acro
         "Tabs are always better than spaces in Makefiles", "Never use tabs in Makefiles, spaces are always better"
     )
     assert any("negation" in e for e in evidence), evidence
+
+
+def test_parallel_facts_about_different_things_are_not_contradictions() -> None:
+    """Issue 33: the same template about two entities (two ports, two services, two settings) is not a
+    contradiction; a contradiction needs the same subject with another value or the opposite advice."""
+    ports = (
+        "Port 8000 is taken by the old API container; use `PORT=8001 make dev`",
+        "Port 9000 is taken by the old API container; use `PORT=9001 make dev`",
+    )
+    services = ("dnsmasq's port set to 0 so it no longer answers DNS", "blocky serves port 53 for the whole LAN")
+    settings = ("FEATURE_SEARCH is disabled in staging", "FEATURE_BILLING is enabled in staging")
+    host = (
+        "Port 8501 on this host is already used by the Streamlit dashboard, so the new one runs on 8502",
+        "UFW is active on this host and only allowed 22, 443 and 8501",
+    )
+    for a, b in (ports, services, settings, host):
+        assert contradiction_evidence(a, b) == (), (a, b)
+
+
+def test_the_same_timeout_at_30_s_and_at_60_s_is_still_a_contradiction() -> None:
+    evidence = contradiction_evidence(
+        "The payments API request timeout is 30 s", "Set the payments API request timeout to 60 s"
+    )
+    assert any("30 vs 60" in e for e in evidence)
+    assert any(
+        "opposite advice" in e
+        for e in contradiction_evidence("Enable the build cache in CI", "Disable the build cache in CI")
+    )

@@ -81,7 +81,7 @@ def test_the_four_tools_remember_recall_merge_and_forget_over_stdio(tmp_path: Pa
     assert out["forget"].structured_content["archived"] == [top["id"]]
     assert all(r["id"] != top["id"] for r in out["after"].structured_content["results"])
     assert out["empty"].is_error and "empty" in out["empty"].content[0].text
-    assert out["conflicts"].structured_content == {"conflicts": []}
+    assert out["conflicts"].structured_content == {"conflicts": [], "hidden_overlaps": 0}
 
 
 def test_without_the_model_recall_answers_keyword_only_over_stdio(tmp_path: Path) -> None:
@@ -202,7 +202,7 @@ def test_resolve_conflict_over_stdio(tmp_path: Path) -> None:
     listed, done, after = run(tmp_path / "home", tmp_path, steps)
     assert listed.structured_content["conflicts"][0]["kind"] == "contradiction"
     assert not done.is_error and "10" in done.structured_content["merged"]["content"]
-    assert after.structured_content == {"conflicts": []}
+    assert after.structured_content == {"conflicts": [], "hidden_overlaps": 0}
 
 
 def test_resources_and_the_recap_prompt_over_stdio(tmp_path: Path) -> None:
@@ -234,7 +234,7 @@ def test_resources_and_the_recap_prompt_over_stdio(tmp_path: Path) -> None:
     assert out["templates"] == {"memx://bullets/{bullet_id}"}
     assert out["stats"]["active"] == 1 and out["stats"]["decay_histogram"]["protected (new)"] == 1
     assert out["bullet"]["id"] == out["id"] and out["bullet"]["decay_weight"] == 1.0
-    assert out["conflicts"] == {"conflicts": []}
+    assert out["conflicts"] == {"conflicts": [], "hidden_overlaps": 0}
     assert out["scope"]["bullets"][0]["id"] == out["id"]
     assert "no bullet 'b_nope'" in out["missing"]
     assert out["prompts"] == {"recap"}

@@ -61,5 +61,7 @@ def test_plain_words_are_lightly_stemmed_but_code_is_not() -> None:
     assert tokens("v2.4.6")[0] == "v2.4.6" and "running" not in tokens("running")
 
 
-def test_query_of_only_stop_words_keeps_them() -> None:
-    assert query_terms("the") == ["the"]
+def test_a_query_of_common_words_only_has_no_terms_but_one_meaningful_word_keeps_its_own() -> None:
+    assert query_terms("the") == [] and query_terms("how should I do it") == [] and query_terms("的") == []
+    assert query_terms("pytest") == ["pytest"] and query_terms("猫") == ["猫"]
+    assert "todo" in query_terms("How should I search the codebase for all the TODO comments?")

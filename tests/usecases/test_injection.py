@@ -23,6 +23,7 @@ from memx_mcp.usecases.injection import (
     inject,
     injection_counts,
     prompt_context,
+    relevant_hits,
     seen_in_session,
     session_context,
 )
@@ -110,6 +111,16 @@ def test_a_prompt_gets_relevant_bullets_once_per_session_and_unrelated_ones_noth
     assert prompt_context(memory.deps, "redis keeps dropping connections", set(ids), 400, floor) == ("", [])
     for prompt in UNRELATED:
         assert prompt_context(memory.deps, prompt, set(), 400, floor) == ("", []), prompt
+
+
+def test_the_moment_of_need_hooks_share_the_prompt_floor_setting_through_one_function(memory: Memory) -> None:
+    for fact in FACTS:
+        memory.remember(fact)
+    _, hits = relevant_hits(memory.deps, "redis keeps dropping connections", 400)
+    assert REDIS in [h.bullet.content for h in hits]
+    assert all(h.score.blended >= memory.settings.inject_min_relevance for h in hits)
+    for prompt in [*UNRELATED, "the", "how should I do it"]:
+        assert relevant_hits(memory.deps, prompt, 400)[1] == [], prompt
 
 
 def test_what_is_injected_counts_as_a_recall_and_is_logged(memory: Memory) -> None:

@@ -766,3 +766,31 @@ def test_a_stale_bullet_is_shown_and_confirmed_or_forgotten_with_one_key(
     assert "memx:confirmed" in confirmed.tags and "stale" not in confirmed.tags
     assert memory.store.get([gone.id])[0].status.value == "archived"
     assert page_errors(browser) == []
+
+
+def test_the_stats_count_and_the_conflicts_tab_with_all_scopes_and_both_kinds_agree_and_say_what_they_count(
+    memory: Memory,
+) -> None:
+    from memx_mcp.domain.models import Conflict
+
+    memory.remember("The payments API request timeout is 30 s", scope="project:one")
+    memory.remember("Set the payments API request timeout to 60 s", scope="project:one")
+    x, y, z = (
+        memory.remember(text, scope="project:two").bullet
+        for text in ("Run `make lint` before committing", "Deploys go out on Tuesdays", "The CI image is Debian 12")
+    )
+    memory.store.add_conflicts(
+        [Conflict(f"c_{b.id}", x.id, b.id, 0.6, "overlap", (), "project:two", x.created_at) for b in (y, z)]
+    )
+    memory.forget([z.id])  # a record whose bullet is archived is no open conflict
+    stats = dispatch(memory, "GET", "/api/stats", {}, {})[1]
+    cards = dispatch(memory, "GET", "/api/conflicts-in", {"scope": "*", "kind": "any"}, {})[1]["conflicts"]
+    kinds = [c["kind"] for c in cards]
+    assert (
+        (stats["open_contradictions"], stats["open_overlaps"])
+        == (1, 1)
+        == (kinds.count("contradiction"), kinds.count("overlap"))
+    )
+    assert stats["open_conflicts"] == len(cards) == 2
+    page = (Path(__file__).parents[2] / "src/memx_mcp/web/static/app.js").read_text(encoding="utf-8")
+    assert "between active bullets, all scopes" in page and "Stats counts all scopes, both kinds" in page

@@ -144,7 +144,7 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
 
 def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
     from ..presentation import render
-    from ..presentation.schemas import BulletOut, ConflictOut, ConflictsOut, ResolveOut
+    from ..presentation.schemas import BulletOut, ConflictsOut, ResolveOut
 
     if args.action == "resolve":
         if not args.conflict_id or not args.keep:
@@ -156,9 +156,9 @@ def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
     if args.scan:
         found = memory.scan_conflicts(args.scope, progress=_progress)
         if not args.json:
-            sys.stdout.write(f"Scan recorded {len(found)} new conflict(s).\n")
-    views = memory.list_conflicts(args.scope, include_overlaps=args.all)
-    _emit(args, ConflictsOut(conflicts=[ConflictOut.of(v) for v in views]), render.conflicts_text)
+            sys.stdout.write(render.scan_text([c.kind for c in found]) + "\n")
+    listed = ConflictsOut.listing(memory.list_conflicts(args.scope, include_overlaps=True), args.all)
+    _emit(args, listed, render.conflicts_text)
 
 
 def _team(args: argparse.Namespace, memory: Memory) -> None:

@@ -170,8 +170,10 @@ class Stats:
     by_scope: dict[str, int]
     by_section: dict[str, int]
     by_type: dict[str, int]
-    open_conflicts: int
+    open_conflicts: int  # open records between two active bullets, every scope, of both kinds
     model: str
     model_note: str
     home: str
     store_bytes: int
+    open_contradictions: int = 0
+    open_overlaps: int = 0

@@ -110,6 +110,7 @@ _TEMPLATE_WORDS = frozenset(
 _CLAUSE = re.compile(r"\s*(?:[;:,—–]|\bbut\b|\bwhile\b|\bwhereas\b|，|；|：)\s*")
 # Where a value's clause ends: punctuation followed by a space ("db:5432", "1,000" stay whole), or a dash.
 _VALUE_CLAUSE = re.compile(r"\s*(?:[;,:](?=\s)|\s[—–-]\s|\bbut\b|\bwhile\b|\bwhereas\b|[，；：])\s*")
+SAME_SUBJECT_SHARE = 0.5  # of the smaller context's words, said by the other side too (_same_subject)
 _NEGATION_MIN_OVERLAP = 0.5  # the negated clause must say what a clause of the other side says
 _NEGATION_MIN_CONTAINED = 0.8  # or nearly all of its words are said somewhere by the other side
 
@@ -142,13 +143,43 @@ def _values(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(found)
 
 
+_NAME = re.compile(r"[a-z]*[_./]\w|[a-z]+\d|\d+[a-z]")  # an identifier: FEATURE_X, app.py, v2, s3
+
+
+def _same_subject(cx: frozenset[str], cy: frozenset[str]) -> bool:
+    """Two contexts speak of the same thing when they share at least half the words of the smaller one,
+    and two of them unless it has only one ("dnsmasq's port set to 0" and "blocky serves port 53" share
+    only "port": two services, two ports), and neither names an identifier the other lacks while the other
+    names its own ("FEATURE_X is disabled" beside "FEATURE_Y is enabled": two settings)."""
+    shared, smaller = len(cx & cy), min(len(cx), len(cy))
+    # one word in common ("host") is a subject only when it is all the smaller context says
+    if not shared or shared < max(SAME_SUBJECT_SHARE * smaller, min(2, smaller)):
+        return False
+    own_x, own_y = {w for w in cx - cy if _NAME.search(w)}, {w for w in cy - cx if _NAME.search(w)}
+    return not (own_x and own_y)
+
+
+def _in_step(a: str, b: str) -> bool:
+    """The same template filled in for two different things: every value of each side differs from every
+    value of the other, there are at least two of them, and the words around them are the same ("Port 8000
+    is taken: use PORT=8001" beside "Port 9000 is taken: use PORT=9001"). The first value names which
+    thing the rest is about; a real contradiction keeps the thing and changes its value."""
+    va, vb = _values(a), _values(b)
+    if len(va) < 2 or len(va) != len(vb) or {x for x, _ in va} & {y for y, _ in vb}:
+        return False
+    return all(cx == cy for (_, cx), (_, cy) in zip(va, vb, strict=True))
+
+
 def _numeric_evidence(a: str, b: str) -> str:
     """A value of ``a`` whose subject is best matched, in ``b``, by another value. The same number may
     appear on both sides and still be contradicted: "timeout 30 s" vs "timeout 120 s, 30 s kills
-    uploads" gives the timeout 120 and says what 30 does."""
+    uploads" gives the timeout 120 and says what 30 does. Parallel facts (``_in_step``) and values of
+    different subjects (``_same_subject``) are no evidence."""
+    if _in_step(a, b):
+        return ""
     vb = _values(b)
     for x, cx in _values(a):
-        shared = [(len(cx & cy), y, cx & cy) for y, cy in vb if cx & cy]
+        shared = [(len(cx & cy), y, cx & cy) for y, cy in vb if _same_subject(cx, cy)]
         if not shared:
             continue
         best = max(n for n, _, _ in shared)
@@ -208,19 +239,33 @@ def contradiction_evidence(a: str, b: str) -> tuple[str, ...]:
     contradiction."""
     evidence = [e for e in (_numeric_evidence(a, b), _negation_evidence(a, b)) if e]
     for (la, ra), (lb, rb) in zip(_advice(a), _advice(b), strict=True):
-        if (la and rb and not ra and not lb) or (ra and lb and not la and not rb):
-            evidence.append(f"opposite advice: {la or ra!r} vs {rb or lb!r}")
+        if la[0] and rb[0] and not ra[0] and not lb[0] and _same_subject(la[1], rb[1]):
+            evidence.append(f"opposite advice: {la[0]!r} vs {rb[0]!r}")
+        elif ra[0] and lb[0] and not la[0] and not rb[0] and _same_subject(ra[1], lb[1]):
+            evidence.append(f"opposite advice: {ra[0]!r} vs {lb[0]!r}")
     return tuple(evidence)
 
 
+Advice = tuple[str, frozenset[str]]  # the advice word said ("" when not) and the words of its clause
+
+
 @lru_cache(maxsize=_MEMO)
-def _advice(text: str) -> tuple[tuple[str, str], ...]:
-    """For each pair of opposites, the words of each side that ``text`` says outside quoted output ("")."""
+def _advice(text: str) -> tuple[tuple[Advice, Advice], ...]:
+    """For each pair of opposites, the word of each side that ``text`` says outside quoted output ("") and
+    what it is said of (the other words of its clause): "enable X" and "disable Y" is no opposite advice."""
     plain = without_output(text)
     found = []
     for left, right in _OPPOSITES:
-        la, ra = re.search(left, plain, re.I), re.search(right, plain, re.I)
-        found.append((la.group(0) if la else "", ra.group(0) if ra else ""))
+        sides = []
+        for pattern in (left, right):
+            hit = next(((c, m) for c in _clauses(plain) if (m := re.search(pattern, c, re.I))), None)
+            if hit is None:
+                sides.append(("", frozenset[str]()))
+                continue
+            clause, m = hit
+            about = _words(clause[: m.start()] + " " + clause[m.end() :]) - _TEMPLATE_WORDS
+            sides.append((m.group(0), about))
+        found.append((sides[0], sides[1]))
     return tuple(found)
 
 

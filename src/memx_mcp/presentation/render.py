@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -99,9 +100,24 @@ def recall_text(r: RecallOut, width: int = 100) -> str:
     return "\n".join(lines)
 
 
+def scan_text(kinds: Sequence[str]) -> str:
+    """What a scan recorded, by kind: a contradiction (the same subject, opposed) is not an overlap."""
+    if not kinds:
+        return "Scan recorded no new conflict."
+    contradictions, overlaps = kinds.count("contradiction"), kinds.count("overlap")
+    return (
+        f"Scan recorded {len(kinds)} new conflict(s): {contradictions} contradiction(s) (the same subject, "
+        f"different values or opposite advice) and {overlaps} overlap(s) (near-duplicates left unmerged)."
+    )
+
+
+def _hidden(r: ConflictsOut) -> str:
+    return f"{r.hidden_overlaps} open overlap(s) (similar bullets, not opposed) not listed: `--all` lists them."
+
+
 def conflicts_text(r: ConflictsOut, width: int = 100) -> str:
     if not r.conflicts:
-        return "No open conflicts."
+        return f"No open contradictions; {_hidden(r)}" if r.hidden_overlaps else "No open conflicts."
     lines = []
     for c in r.conflicts:
         kind = _c(c.kind, "31" if c.kind == "contradiction" else "33")
@@ -111,6 +127,8 @@ def conflicts_text(r: ConflictsOut, width: int = 100) -> str:
         if c.evidence:
             lines.append(f"  evidence: {'; '.join(c.evidence)}")
         lines.append(f"  recommended: keep {c.recommended} ({c.reason})")
+    if r.hidden_overlaps:
+        lines.append(_hidden(r))
     return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -190,6 +191,13 @@ class ConflictOut(BaseModel):
 
 class ConflictsOut(BaseModel):
     conflicts: list[ConflictOut]
+    hidden_overlaps: int = Field(default=0, description="open overlaps not listed (overlaps were not asked for)")
+
+    @classmethod
+    def listing(cls, every: Sequence[ConflictView], include_overlaps: bool) -> ConflictsOut:
+        """``every`` open conflict (both kinds) listed, or its contradictions and how many overlaps are not."""
+        shown = list(every) if include_overlaps else [v for v in every if v.conflict.kind == "contradiction"]
+        return cls(conflicts=[ConflictOut.of(v) for v in shown], hidden_overlaps=len(every) - len(shown))
 
 
 class ForgetOut(BaseModel):
@@ -215,11 +223,13 @@ class StatsOut(BaseModel):
     by_scope: dict[str, int]
     by_section: dict[str, int]
     by_type: dict[str, int]
-    open_conflicts: int
+    open_conflicts: int = Field(description="open conflicts between two active bullets, every scope, both kinds")
     model: str
     model_note: str
     home: str
     store_bytes: int
+    open_contradictions: int = Field(default=0, description="of open_conflicts, the contradictions")
+    open_overlaps: int = Field(default=0, description="of open_conflicts, the overlaps (similar, not opposed)")
     decay_histogram: dict[str, int] = Field(
         default_factory=dict, description="active bullets by band of the forgetting curve"
     )

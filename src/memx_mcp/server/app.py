@@ -252,12 +252,10 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     ) -> Annotated[CallToolResult, ConflictsOut]:
         """Open conflicts between bullets in the visible scopes, contradictions first, each with its
         evidence and a recommendation of which side to keep."""
-        from ..presentation.schemas import ConflictOut
-
         return await _run(
             handle,
             lambda m: _result(
-                ConflictsOut(conflicts=[ConflictOut.of(v) for v in m.list_conflicts(scope, include_overlaps)]),
+                ConflictsOut.listing(m.list_conflicts(scope, include_overlaps=True), include_overlaps),
                 render.conflicts_text,
             ),
             ctx,

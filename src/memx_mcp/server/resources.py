@@ -64,10 +64,10 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
     @server.resource("memx://conflicts", name="conflicts", title="Open memx conflicts", mime_type=JSON)
     async def conflicts() -> str:
         """Open contradictions in the current scope, each with evidence and a recommendation."""
-        from ..presentation.schemas import ConflictOut, ConflictsOut
+        from ..presentation.schemas import ConflictsOut
 
         return await run(
-            lambda m: ConflictsOut(conflicts=[ConflictOut.of(v) for v in m.list_conflicts()]).model_dump_json(indent=2)
+            lambda m: ConflictsOut.listing(m.list_conflicts(include_overlaps=True), False).model_dump_json(indent=2)
         )
 
     @server.resource("memx://scope/current", name="current-scope", title="Bullets of the current scope", mime_type=JSON)

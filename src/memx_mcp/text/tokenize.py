@@ -23,6 +23,20 @@ STOP_WORDS = frozenset(
     it its it's me my of on or our so than that the their them then there these they this to too us was we
     were what when where which while who why will with would you your""".split()
 )
+# Words too common to be a query's subject on their own (the usual English stop list, question words and
+# a prompt's fillers): a query made only of these matches nothing by keyword ("the", "how should I do it"),
+# and `forget --query` never archives what only they matched.
+COMMON_WORDS = STOP_WORDS | frozenset(
+    """about above after again against all am any aren't because before being below between both couldn't
+    didn't doesn't don't down during each few further hadn't hasn't haven't he he'd he'll he's her here hers
+    herself him himself his how's i'd i'll i'm i've isn't itself let's more most mustn't myself no nor not off
+    once only other ought ours ourselves out over own same shan't she she'd she'll she's should shouldn't some
+    such theirs themselves they'd they'll they're they've those through under until up very wasn't we'd we'll
+    we're we've weren't what's when's where's who's whom why's won't wouldn't you'd you'll you're you've
+    yours yourself yourselves just now also please thanks thank ok okay yes yeah hi hello hey sure right well
+    still again anything something thing things way get got make made let go going want need know think see
+    look like one ones""".split()
+)
 # Single kana/han that carry grammar rather than meaning; their bigrams still match.
 CJK_STOP_CHARS = frozenset("のはがをにでともへやかなたしてすまれるだい了的是在和与就都而及着过吗呢吧啊")
 
@@ -83,18 +97,20 @@ def tokens(text: str) -> list[str]:
 
 def query_terms(text: str) -> list[str]:
     """Distinct meaningful terms of a query, in order: stop words removed, and of CJK only the bigrams
-    (single characters match nearly every CJK text; they stay in the index for one-character queries)."""
+    (single characters match nearly every CJK text; they stay in the index for one-character queries).
+    None at all when every word is a common one (``COMMON_WORDS``)."""
     seen: dict[str, None] = {}
     for term in tokens(text):
         seen.setdefault(term, None)
     all_terms = list(seen)
     has_bigrams = any(len(t) == 2 and is_cjk(t) for t in all_terms)
-    kept = [
+    if all(t in COMMON_WORDS or t in CJK_STOP_CHARS for t in all_terms):
+        return []  # nothing but common words: no subject to match
+    return [
         t
         for t in all_terms
         if t not in STOP_WORDS and t not in CJK_STOP_CHARS and not (has_bigrams and len(t) == 1 and is_cjk(t))
     ]
-    return kept or all_terms
 
 
 def is_cjk(term: str) -> bool:

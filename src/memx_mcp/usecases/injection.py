@@ -22,7 +22,8 @@ from pathlib import Path
 
 from ..config import Settings
 from ..domain.inputs import MAX_QUERY_CHARS
-from ..domain.models import Bullet, KnowledgeType, Section
+from ..domain.models import Bullet, Hit, KnowledgeType, Section
+from ..engine.curator import contradiction_evidence
 from ..engine.decay import decay_weight
 from ..engine.retrieval.budget import estimate_tokens
 from ..files import atomic_write
@@ -116,7 +117,13 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
         key=lambda b: (b.created_at, b.id),
         reverse=True,
     )
-    conflicts = [v for v in list_conflicts(deps, str(scope)) if v.conflict.kind == "contradiction"][:3]
+    # only contradictions about the same thing: a record an older memx made of two parallel facts ("port
+    # 8000 is taken" beside "port 9000 is taken") is judged again by today's Curator before it is shown
+    conflicts = [
+        v
+        for v in list_conflicts(deps, str(scope))
+        if v.conflict.kind == "contradiction" and contradiction_evidence(v.a.content, v.b.content)
+    ][:3]
     if not established and not pitfalls and not conflicts:
         return "", []
     shown = [*established[:12], *(p for p in pitfalls[:8] if p not in established[:12])]
@@ -138,16 +145,30 @@ def session_context(deps: Deps, budget: int) -> tuple[str, list[str]]:
     return (frame.framed(where, packed) if ids or set(conflict_lines) & set(packed) else ""), ids
 
 
+def prompt_hits(deps: Deps, prompt: str, budget: int) -> tuple[str, list[Hit]]:
+    """What a prompt recalls for injection, best first, before the floor: the scope searched and the hits
+    (``benchmarks/prompt_floor_real.py`` calibrates the floor on these scores)."""
+    result = recall(deps, prompt[:MAX_QUERY_CHARS], token_budget=max(50, budget), max_results=5, reinforce=False)
+    return result.scope, list(result.hits)
+
+
+def relevant_hits(deps: Deps, text: str, budget: int) -> tuple[str, list[Hit]]:
+    """The hits of ``text`` at or above the prompt floor (``inject_min_relevance``): the one relevance test
+    of every hook that hands memory back unasked (a prompt, the moment of need)."""
+    scope, hits = prompt_hits(deps, text, budget)
+    return scope, [h for h in hits if h.score.blended >= deps.settings.inject_min_relevance]
+
+
 def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
     """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
-    result = recall(deps, prompt, token_budget=max(50, budget), max_results=5, reinforce=False)
-    hits = [h for h in result.hits if h.score.blended >= floor and h.bullet.id not in seen]
+    scope, found = prompt_hits(deps, prompt, budget)
+    hits = [h for h in found if h.score.blended >= floor and h.bullet.id not in seen]
     standing = {b.id for b in still_there(deps, [h.bullet for h in hits])}
     hits = [h for h in hits if h.bullet.id in standing]
     if not hits:
         return "", []
     heading = HEADINGS[language([h.bullet.content for h in hits])][3]
-    where = inert(result.scope)
+    where = inert(scope)
     lines, _ = _pack([f"{heading}:", *(_line(h.bullet) for h in hits)], _room(budget, where))
     ids = [h.bullet.id for h in hits if _line(h.bullet) in lines]
     return (frame.framed(where, lines) if ids else ""), ids

@@ -17,8 +17,10 @@ from ..domain.inputs import MAX_CONTENT_CHARS, MAX_IDS, MAX_TAGS
 from ..domain.models import Bullet, Conflict, ConflictView, ForgetResult, RememberResult, Stats, Status, new_id
 from ..engine import curator
 from ..engine.decay import decay_weight, is_archive_candidate
+from ..engine.retrieval.generator import bullet_terms
 from ..ports import ACTIVE, EVERY, Where
 from ..text.language import mostly_cjk
+from ..text.tokenize import query_terms
 from .deps import Deps
 from .recall import recall
 from .writes import Checked, Draft, WriteHow, with_vector
@@ -48,6 +50,20 @@ def list_conflicts(deps: Deps, scope: str | None = None, include_overlaps: bool 
         views.append(ConflictView(conflict=c, a=a, b=b, recommended=side, reason=reason))
     views.sort(key=lambda v: (v.conflict.kind != "contradiction", -v.conflict.similarity))
     return views
+
+
+def conflict_counts(deps: Deps) -> dict[str, int]:
+    """Open conflicts between two active bullets, in every scope, by kind: what the page's Conflicts tab
+    shows with "all scopes" and "both" (a record whose bullet was archived or merged away is not one)."""
+    scopes = sorted(deps.store.column_counts("scope"))
+    found = deps.store.conflicts(scopes) if scopes else []
+    ids = sorted({i for c in found for i in (c.a_id, c.b_id)})
+    live = {b.id for b in deps.store.get(ids) if b.status is Status.ACTIVE}
+    counts = {"contradiction": 0, "overlap": 0}
+    for c in found:
+        if c.a_id in live and c.b_id in live:
+            counts[c.kind] = counts.get(c.kind, 0) + 1
+    return counts
 
 
 def scan_conflicts(
@@ -157,10 +173,14 @@ def forget(deps: Deps, ids: Sequence[str], *, purge: bool = False) -> ForgetResu
 
 
 def forget_matching(deps: Deps, query: str, *, scope: str | None = None, confirm: bool = False) -> ForgetResult:
-    """Forget what ``recall`` returns for ``query``; without ``confirm`` nothing changes and the ids
-    that would be archived come back in ``would_forget``."""
+    """Forget what ``recall`` returns for ``query`` that also says one of the query's meaningful words
+    itself; without ``confirm`` nothing changes and the ids that would be archived come back in
+    ``would_forget``."""
     result = recall(deps, query, scope=scope, reinforce=False)
-    ids = tuple(h.bullet.id for h in result.hits)
+    # only what the query names in the bullet's own words: never what a common word, a neighbour's words
+    # (the context a recall searches) or a vague likeness alone brought back
+    wanted = set(query_terms(query))
+    ids = tuple(h.bullet.id for h in result.hits if wanted & bullet_terms(h.bullet))
     if not confirm or not ids:
         return ForgetResult(archived=(), purged=(), not_found=(), would_forget=ids)
     return forget(deps, ids)
@@ -221,6 +241,7 @@ def restore(deps: Deps, ids: Sequence[str]) -> tuple[list[str], list[str]]:
 def stats(deps: Deps) -> Stats:
     store = deps.store
     statuses = store.column_counts("status")
+    counts = conflict_counts(deps)
     return Stats(
         total=sum(statuses.values()),
         active=statuses.get("active", 0),
@@ -228,7 +249,9 @@ def stats(deps: Deps) -> Stats:
         by_scope=store.column_counts("scope"),
         by_section=store.column_counts("section"),
         by_type=store.column_counts("knowledge_type"),
-        open_conflicts=store.count_conflicts("open"),
+        open_conflicts=sum(counts.values()),
+        open_contradictions=counts["contradiction"],
+        open_overlaps=counts["overlap"],
         model=deps.settings.model_name,
         model_note=deps.embedder.note,
         home=str(deps.settings.home),

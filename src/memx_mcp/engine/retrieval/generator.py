@@ -11,7 +11,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Protocol
 
-from ...domain.models import Bullet, Hit, RecallResult
+from ...domain.models import Bullet, Hit, RecallResult, RetrievalMode
 from ...domain.scopes import Scope
 from ...text.stems import names, query_stems, stem_counts
 from ...text.tokenize import is_cjk, query_terms, tokens
@@ -234,7 +234,7 @@ def score_bullet(
     l2 = own_l2 = fuzzy_score(terms, p.terms, p.fuzzy)
     l3 = metadata_score(terms, p.metadata)
     gain = only_share = lift = 0.0
-    if context.terms:
+    if context.terms and terms:  # (a query of common words only has no terms)
         own = exact_score(terms, p.terms, weights)
         gain = exact_score(terms, p.terms | context.terms, weights) - own
         l1 = min(L1_MAX, l1 + params.context_keyword * gain)
@@ -396,6 +396,10 @@ def recall(
     """Rank the visible bullets for ``request.query`` and pack the best into the budget. ``query_vector``
     may be a callable that waits for it (``notes`` is read after it returns)."""
     terms = query_terms(request.query)
+    if not terms:  # only common words ("the", "how should I do it"): no subject, so no match of any kind
+        note = "the query has only common words: nothing to match"
+        mode: RetrievalMode = "keyword-only" if query_vector is None else "hybrid"
+        return RecallResult(request.query, str(request.scope), mode, (), 0, 0, 0, (*notes, note))
     scopes = request.scope.visible()
     found, vector, vector_ok, gather_notes, fulltext = _gather(
         source, terms, query_vector, scopes, params.candidate_limit

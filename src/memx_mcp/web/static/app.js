@@ -276,7 +276,7 @@ async function loadConflicts(render = true) {
     // The badge counts exactly the cards this view shows with its current filters.
     $("#conflict-count").textContent = data.conflicts.length ? `(${data.conflicts.length})` : "";
     if (!render) return;
-    $("#conflicts-info").textContent = `${data.conflicts.length} open ${data.kind === "any" ? "conflict" : data.kind}(s) in ${scopeLabel($("#c-scope").value)}`;
+    $("#conflicts-info").textContent = `${data.conflicts.length} open ${data.kind === "any" ? "contradiction(s) and overlap(s)" : data.kind + "(s)"} between active bullets in ${scopeLabel($("#c-scope").value)} (Stats counts all scopes, both kinds)`;
     const box = $("#conflicts");
     box.replaceChildren();
     $("#c-select-all").checked = false;
@@ -327,7 +327,7 @@ async function loadStats() {
       el("ul", {}, ...Object.entries(counts).map(([k, v]) => el("li", {}, `${k}: ${fmt.format(v)}`))));
     $("#stats").replaceChildren(
       el("p", {}, `${fmt.format(s.total)} bullets (${fmt.format(s.active)} active, ${fmt.format(s.archived)} archived) · ` +
-        `${s.open_conflicts} open conflict record(s) · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`),
+        `${s.open_contradictions} open contradiction(s) and ${s.open_overlaps} overlap(s) between active bullets, all scopes · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`),
       el("div", { class: "sides" }, list("By scope", s.by_scope), list("By section", s.by_section)),
       el("div", { class: "sides" }, list("By type", s.by_type), list("Context injections", s.injections)));
     const bands = Object.entries(s.decay_histogram), top = Math.max(1, ...bands.map(([, v]) => v));
