@@ -6,8 +6,6 @@ here."""
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +21,7 @@ from .config import Settings
 from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
 from .domain.errors import MemxError
 from .domain.models import Bullet
+from .native import log_to_stderr, private_files
 from .privacy import PrivacySanitizer
 
 if TYPE_CHECKING:
@@ -35,16 +34,7 @@ log = logging.getLogger(__name__)
 
 def configure_logging(settings: Settings) -> None:
     """Logs go to stderr (stdout belongs to the protocol); bullet contents are never logged at INFO."""
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=getattr(logging, settings.log_level.upper(), logging.WARNING),
-        format="%(asctime)s memx %(levelname)s %(name)s: %(message)s",
-    )
-
-
-def private_files() -> None:
-    """Files memx creates are readable by their owner only."""
-    os.umask(0o077)
+    log_to_stderr(settings.log_level)
 
 
 def choose_model(settings: Settings, unavailable: Callable[[], str] = e5_unavailable) -> tuple[Settings, str]:
@@ -213,6 +203,7 @@ __all__ = [
     "explain_store_error",
     "file_lock",
     "open_memory",
+    "private_files",
     "reflector_backend",
     "repair_store",
     "sanitizer",
