@@ -197,8 +197,10 @@ def test_search_in_the_page_shows_the_score_breakdown(ui: UiServer, memory: Memo
     expected = memory.recall("make the tests run faster", reinforce=False).hits[0]
     assert rows[0].find_element(By.CSS_SELECTOR, ".content").text == expected.bullet.content
     assert float(cells[2]) == pytest.approx(expected.score.l1, abs=0.051)  # shown to one decimal
-    assert float(cells[10]) == pytest.approx(expected.score.final, abs=0.0051)
-    assert cells[9] == "1.30"  # the current scope's boost
+    assert float(cells[10]) == pytest.approx(expected.score.final, abs=0.00051)
+    assert cells[9] == "1.3"  # the current scope's boost
+    blended, decay, recency, scope = (float(c) for c in cells[6:10])  # decay: its effect, not the weight
+    assert blended * decay * recency * scope == pytest.approx(float(cells[10]), abs=2e-4)  # they multiply
 
 
 @needs_browser

@@ -46,6 +46,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 function num(x, digits = 2) { return (x === null || x === undefined) ? "–" : Number(x).toFixed(digits); }
+// a term of final = blended × decay × recency × scope, as the CLI prints it: 1.15, not 1.1 or 1.2
+function factor(x) { return (x === null || x === undefined) ? "–" : Number(x).toFixed(4).replace(/\.?0+$/, ""); }
 function svg(tag, attrs) {
   const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -257,8 +259,9 @@ async function search(event) {
       const row = el("tr", { "data-id": h.id, tabindex: "0", class: h.returned ? "returned" : "", "aria-label": "open bullet " + h.id },
         el("td", { "data-label": "rank" }, `${i + 1}${mark ? " " + mark : ""}`),
         el("td", { class: "c-content" }, clamped(h.content), el("div", { class: "muted small" }, `${h.id} · ${h.scope}` + (h.returned === true ? " · returned by recall" : h.returned === false ? " · not returned" : ""))),
-        ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay, s.recency, s.scope, s.final].map((v, k) =>
-          el("td", { class: "num", "data-label": ["L1", "L2", "L3", "semantic", "blended", "decay", "recency", "scope", "final"][k] }, num(v, k < 3 ? 1 : 2))));
+        // blended × decay (its effect on the ranking, not the weight) × recency × scope = final, as used
+        ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay_effect, s.recency, s.scope, s.final].map((v, k) =>
+          el("td", { class: "num", "data-label": ["L1", "L2", "L3", "semantic", "blended", "decay", "recency", "scope", "final"][k] }, k < 3 ? num(v, 1) : k === 3 ? num(v, 2) : factor(v))));
       row.addEventListener("click", () => openBullet(h.id, row));
       row.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openBullet(h.id, row); } });
       return row;
