@@ -171,12 +171,14 @@ def refiner_factory(settings: Settings) -> RefinerFactory:
     return make
 
 
-def reflector_backend(settings: Settings) -> tuple[str, str]:
-    """The model backend ``auto`` picks on this machine ('' for none, the rules) and why: `memx doctor`."""
-    from .adapters.backends import choose_backend
+def reflector_backend(settings: Settings) -> tuple[str, str, str, str]:
+    """The model backend ``auto`` picks on this machine ('' for none, the rules), why, and the model it asks
+    and where ('' for none): `memx doctor`."""
+    from .adapters.backends import asked, choose_backend
 
     choice = choose_backend(settings)
-    return choice.backend, choice.reason
+    model, endpoint = asked(choice, settings) if choice.backend else ("", "")
+    return choice.backend, choice.reason, model, endpoint
 
 
 def repair_store(settings: Settings) -> RepairResult:
