@@ -55,21 +55,26 @@ function svg(tag, attrs) {
 }
 function scopeLabel(value) { return value === "*" ? "all scopes" : value === "" ? `${context.scope} (detected)` : value; }
 
-// Long unbroken paths wrap anywhere (CSS); past three lines the text is clamped and a button expands it.
+// Long unbroken paths wrap anywhere (CSS); past three lines the text is clamped and a button expands it. The
+// button follows the real clamping, measured in the page at its width (is the text cut?), not the text's
+// length: it is there whenever a phone cuts a bullet and never where nothing is cut.
 function clamped(text) {
-  const box = el("div", { class: "clamp" }, el("span", { class: "content" }, text));
-  if (text.length > 160 || text.split("\n").length > 3) {
-    box.append(el("button", {
-      type: "button", class: "expand", "aria-expanded": "false",
-      onclick: (e) => {
-        e.stopPropagation();
-        const open = box.classList.toggle("open");
-        e.currentTarget.setAttribute("aria-expanded", open);
-        e.currentTarget.textContent = open ? "less" : "more";
-      },
-      onkeydown: (e) => e.stopPropagation(),
-    }, "more"));
-  }
+  const content = el("span", { class: "content" }, text);
+  const button = el("button", {
+    type: "button", class: "expand", "aria-expanded": "false",
+    onclick: (e) => {
+      e.stopPropagation();
+      const open = box.classList.toggle("open");
+      button.setAttribute("aria-expanded", open);
+      button.textContent = open ? "less" : "more";
+    },
+    onkeydown: (e) => e.stopPropagation(),
+  }, "more");
+  button.hidden = true;
+  const box = el("div", { class: "clamp" }, content, button);
+  new ResizeObserver(() => {  // laid out, and again whenever the width changes
+    if (!box.classList.contains("open")) button.hidden = content.scrollHeight <= content.clientHeight;
+  }).observe(content);
   return box;
 }
 
@@ -339,7 +344,7 @@ async function loadStats() {
         "aria-label": `${count} bullet(s) in band ${band}: list them`, onclick: () => filterBand(band) },
         el("span", { class: "count" }, fmt.format(count)),
         el("span", { class: "bar-fill", style: { height: `${Math.round(150 * count / top)}px` } }),
-        el("span", { class: "band-label" }, band))));
+        el("span", { class: "band-label" }, ...band.split(" ").flatMap((w, i) => [...(i ? [" "] : []), el("span", { class: "word" }, w)])))));
     $("#gc-preview").replaceChildren(gc.would_archive ?
       el("span", {}, `These ${fmt.format(gc.would_archive)} would be archived by memx gc now. `,
         el("button", { type: "button", id: "gc-show", onclick: () => filterBand(gc.band) }, "Show them")) :
