@@ -2,7 +2,9 @@
 
 For each run: spawn `memx-mcp`, write `initialize`, time until its answer arrives; then call `recall`
 and time until its answer arrives (this includes opening the store and loading the model, which start
-in the background at spawn). Runs use a data folder that already holds the model cache and a few
+in the background once `initialize` is answered). Each run is paired with one of the floor,
+`bare_server.py` (a bare MCP server with one tool on the same SDK), spawned the same way just before it,
+and the ratio of the medians is printed. Runs use a data folder that already holds the model cache and a few
 bullets (a returning user); `--cold` uses a new folder each run (first use ever: the model file is also
 copied and checked).
 
@@ -23,6 +25,21 @@ import time
 from pathlib import Path
 
 from harness import INITIALIZE, SERVER, receive, send
+
+BARE = [sys.executable, str(Path(__file__).parent / "bare_server.py")]
+
+
+def bare_run(cwd: Path) -> float:
+    """Spawn to `initialize` answered for the floor."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(BARE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+    try:
+        send(proc, INITIALIZE)
+        receive(proc, 1)
+        return time.perf_counter() - start
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        proc.wait(30)
 
 
 def one_run(home: Path, cwd: Path) -> tuple[float, float, str]:
@@ -75,9 +92,10 @@ def main() -> None:
             capture_output=True,
             cwd=work,
         )
-    inits, recalls, modes = [], [], set()
+    inits, recalls, bares, modes = [], [], [], set()
     for i in range(args.runs):
         home = work / f"cold{i}" if args.cold else warm_home
+        bares.append(bare_run(work))
         init, recall, mode = one_run(home, work)
         inits.append(init)
         recalls.append(recall)
@@ -90,8 +108,18 @@ def main() -> None:
         f"(min {min(inits):.3f}, max {max(inits):.3f})"
     )
     print(
+        f"the floor, a bare MCP server with one tool: median {statistics.median(bares):.3f} s  "
+        f"(min {min(bares):.3f}, max {max(bares):.3f}); memx / floor "
+        f"{statistics.median(inits) / statistics.median(bares):.2f}x"
+    )
+    print(
         f"first recall after initialize (store open + model load): median {statistics.median(recalls):.3f} s  "
         f"(min {min(recalls):.3f}, max {max(recalls):.3f}); mode {', '.join(sorted(modes))}"
+    )
+    whole = [i + r for i, r in zip(inits, recalls, strict=True)]
+    print(
+        f"spawn to the first recall answered: median {statistics.median(whole):.3f} s  "
+        f"(min {min(whole):.3f}, max {max(whole):.3f})"
     )
 
 

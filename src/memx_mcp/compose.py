@@ -6,8 +6,6 @@ here."""
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +21,7 @@ from .config import Settings
 from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
 from .domain.errors import MemxError
 from .domain.models import Bullet
+from .native import log_to_stderr, private_files
 from .privacy import PrivacySanitizer
 
 if TYPE_CHECKING:
@@ -35,16 +34,7 @@ log = logging.getLogger(__name__)
 
 def configure_logging(settings: Settings) -> None:
     """Logs go to stderr (stdout belongs to the protocol); bullet contents are never logged at INFO."""
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=getattr(logging, settings.log_level.upper(), logging.WARNING),
-        format="%(asctime)s memx %(levelname)s %(name)s: %(message)s",
-    )
-
-
-def private_files() -> None:
-    """Files memx creates are readable by their owner only."""
-    os.umask(0o077)
+    log_to_stderr(settings.log_level)
 
 
 def choose_model(settings: Settings, unavailable: Callable[[], str] = e5_unavailable) -> tuple[Settings, str]:
@@ -181,12 +171,14 @@ def refiner_factory(settings: Settings) -> RefinerFactory:
     return make
 
 
-def reflector_backend(settings: Settings) -> tuple[str, str]:
-    """The model backend ``auto`` picks on this machine ('' for none, the rules) and why: `memx doctor`."""
-    from .adapters.backends import choose_backend
+def reflector_backend(settings: Settings) -> tuple[str, str, str, str]:
+    """The model backend ``auto`` picks on this machine ('' for none, the rules), why, and the model it asks
+    and where ('' for none): `memx doctor`."""
+    from .adapters.backends import asked, choose_backend
 
     choice = choose_backend(settings)
-    return choice.backend, choice.reason
+    model, endpoint = asked(choice, settings) if choice.backend else ("", "")
+    return choice.backend, choice.reason, model, endpoint
 
 
 def repair_store(settings: Settings) -> RepairResult:
@@ -213,6 +205,7 @@ __all__ = [
     "explain_store_error",
     "file_lock",
     "open_memory",
+    "private_files",
     "reflector_backend",
     "repair_store",
     "sanitizer",

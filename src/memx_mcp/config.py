@@ -147,7 +147,11 @@ class Settings:
     )
     llm_model: str = field(default="claude-haiku-4-5", metadata={"doc": "Anthropic model for the Reflector"})
     llm_base_url: str = field(
-        default="", metadata={"doc": "Anthropic API base URL; empty: the SDK default (Reflector)"}
+        default="",
+        metadata={
+            "doc": "Anthropic API base URL (Reflector); empty: ANTHROPIC_BASE_URL if set (which `claude` follows "
+            "too), else https://api.anthropic.com"
+        },
     )
     llm_timeout: float = field(
         default=20.0, metadata={"doc": "seconds before an LLM call falls back to rules (Reflector)"}

@@ -1,11 +1,15 @@
-"""Process-wide settings of the native libraries: a small C heap (fewer malloc arenas, freed heap given
-back to the system) and BLAS on one thread."""
+"""Process-wide set-up: the native libraries' settings (a small C heap: fewer malloc arenas, freed heap
+given back to the system; BLAS on one thread), where logs go and who may read the files memx creates.
+Light on purpose: the MCP server calls it before answering ``initialize``, before the store's libraries
+load."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import os
+import sys
 import threading
 
 
@@ -47,3 +51,17 @@ def one_blas_thread() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
+
+
+def log_to_stderr(level: str) -> None:
+    """Logs go to stderr (stdout belongs to the protocol); bullet contents are never logged at INFO."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, level.upper(), logging.WARNING),
+        format="%(asctime)s memx %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def private_files() -> None:
+    """Files memx creates are readable by their owner only."""
+    os.umask(0o077)

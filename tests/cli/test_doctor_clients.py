@@ -67,8 +67,16 @@ def test_doctor_names_the_model_auto_would_pick_and_why(tmp_path: Path) -> None:
         return str(_checks(done)["reflector"]["detail"])
 
     found = reflector(MEMX_LLM_BACKEND="auto", MEMX_CLI_PATHS=f"claude={bin_dir / 'claude'}")
-    assert "backend claude-cli reads each finished session whole" in found and "logged in" in found
+    assert "backend claude-cli," in found and "reads each finished session whole" in found and "logged in" in found
+    assert "model claude-haiku-4-5 at Claude Code's own account" in found
     keyed = reflector(MEMX_LLM_BACKEND="auto", ANTHROPIC_API_KEY="sk-ant-test")
     assert "backend anthropic" in keyed and "ANTHROPIC_API_KEY is set" in keyed
+    assert "model claude-haiku-4-5 at https://api.anthropic.com" in keyed
+    routed = reflector(MEMX_LLM_BACKEND="auto", ANTHROPIC_API_KEY="sk-ant-test", MEMX_LLM_MODEL="claude-sonnet-4-5",
+                       ANTHROPIC_BASE_URL="http://127.0.0.1:9/gateway")  # fmt: skip
+    assert "model claude-sonnet-4-5 at http://127.0.0.1:9/gateway (ANTHROPIC_BASE_URL)" in routed
+    local = reflector(MEMX_LLM_BACKEND="openai", MEMX_OPENAI_BASE_URL="http://127.0.0.1:11434/v1",
+                      MEMX_OPENAI_MODEL="qwen3:4b")  # fmt: skip
+    assert "backend openai, model qwen3:4b at http://127.0.0.1:11434/v1" in local
     none = reflector(MEMX_LLM_BACKEND="auto", PATH="/usr/bin:/bin")
     assert "rules only, the quiet floor" in none and "no ANTHROPIC_API_KEY" in none

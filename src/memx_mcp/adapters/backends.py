@@ -117,6 +117,30 @@ def choose_backend(
     return Choice("", "; ".join(reasons) or "no model backend")
 
 
+ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"  # the anthropic SDK's own default
+
+
+def asked(choice: Choice, settings: Settings, env: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """Which model a chosen backend asks and where, as memx will call it: `memx doctor` names both. The
+    Anthropic SDK and Claude Code follow ``ANTHROPIC_BASE_URL`` when ``llm_base_url`` is empty."""
+    env = os.environ if env is None else env
+    anthropic_url = env.get("ANTHROPIC_BASE_URL", "").strip()
+    if choice.backend == "anthropic":
+        if settings.llm_base_url:
+            return settings.llm_model, f"{settings.llm_base_url} (llm_base_url)"
+        if anthropic_url:
+            return settings.llm_model, f"{anthropic_url} (ANTHROPIC_BASE_URL)"
+        return settings.llm_model, ANTHROPIC_DEFAULT_URL
+    if choice.backend == "openai":
+        return settings.openai_model, settings.openai_base_url
+    model = settings.cli_model or (settings.llm_model if choice.backend == "claude-cli" else "")
+    if choice.backend == "claude-cli":
+        where = f"{anthropic_url} (ANTHROPIC_BASE_URL)" if anthropic_url else "Claude Code's own account"
+    else:
+        where = f"{Path(choice.program).name}'s own account"
+    return model or f"{Path(choice.program).name}'s default model", where
+
+
 def make_refiner(
     settings: Settings, model: str, base_url: str, timeout: float, purpose: str = "reflect"
 ) -> tuple[Refiner | None, str]:

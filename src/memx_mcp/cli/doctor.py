@@ -162,7 +162,7 @@ def _reflector(settings: Settings) -> Check:
     """Which model reads finished sessions (what `auto` picks on this machine) and why; rules without one."""
     from ..compose import reflector_backend
 
-    backend, why = reflector_backend(settings)
+    backend, why, model, endpoint = reflector_backend(settings)
     mode = settings.reflector_mode
     reading = reading_mode(mode)
     if not reading.needs_model or not backend:
@@ -170,7 +170,7 @@ def _reflector(settings: Settings) -> Check:
         detail = f"mode {mode}: {floor} (nothing is sent anywhere); {why}"
         return Check("OK", "reflector", detail, "" if not reading.needs_model else ENABLE_LEARNING)
     reads = "reads each finished session whole" if reading.whole_session else f"{mode} mode"
-    return Check("OK", "reflector", f"mode {mode}: backend {backend} {reads} ({why})")
+    return Check("OK", "reflector", f"mode {mode}: backend {backend}, model {model} at {endpoint}, {reads} ({why})")
 
 
 def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:

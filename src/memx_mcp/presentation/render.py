@@ -79,6 +79,12 @@ def remember_text(r: RememberOut) -> str:
     return "\n".join(lines)
 
 
+def _factor(value: float) -> str:
+    """A term of ``final = blended × decay × recency × scope`` as the fusion used it, to four decimals with
+    trailing zeros dropped (1.15, not 1.1): the printed factors multiply to the printed score."""
+    return f"{value:.4f}".rstrip("0").rstrip(".")
+
+
 def recall_text(r: RecallOut, width: int = 100) -> str:
     if not r.results:
         lines = [f"Nothing relevant in {r.scope} for {r.query!r} ({r.mode})."]
@@ -88,9 +94,9 @@ def recall_text(r: RecallOut, width: int = 100) -> str:
             s = h.score
             lines.append(f"{i}. [{_c(h.id, '36')}] {_clip(h.content, width)}")
             lines.append(
-                f"   final {s.final:.3f} = blended {s.blended:.3f} × decay {s.decay_effect:.2f} (weight {s.decay:.2f})"
-                f" × recency {s.recency:.2f}"
-                f" × scope {s.scope:.1f}  (L1 {s.l1:.1f} L2 {s.l2:.1f} L3 {s.l3:.1f} sem {s.semantic:.2f})"
+                f"   final {_factor(s.final)} = blended {_factor(s.blended)} × decay {_factor(s.decay_effect)}"
+                f" (weight {s.decay:.2f}) × recency {_factor(s.recency)} × scope {_factor(s.scope)}"
+                f"  (L1 {s.l1:.1f} L2 {s.l2:.1f} L3 {s.l3:.1f} sem {s.semantic:.2f})"
                 f"  {h.section}/{h.knowledge_type} {h.scope}"
             )
     if r.omitted_by_budget:

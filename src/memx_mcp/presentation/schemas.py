@@ -10,10 +10,10 @@ from pydantic import BaseModel, Field
 from ..domain.models import Bullet, ConflictView, ForgetResult, RecallResult, RememberResult
 from ..domain.review import Pending
 from ..usecases.frame import said_by
-from ..usecases.reflect import ReflectResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (types only: the server imports this module before `initialize`)
     from ..usecases.browse import StoreStats
+    from ..usecases.reflect import ReflectResult
 
 
 class BulletOut(BaseModel):

@@ -1,7 +1,8 @@
 """The MCP server: thin tools over Memory, served on stdio.
 
 Start-up stays light (only ``mcp`` and pydantic are imported here): the store opens and the model loads
-on a background thread, so ``initialize`` is answered at once and the first tool call waits if needed."""
+on a background thread started once the client says it is initialized, so ``initialize`` is answered at
+once, and the first tool call waits if needed."""
 
 from __future__ import annotations
 
@@ -171,7 +172,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[MemoryHandle]:
-        handle.start()
+        # the store and the model open once `initialize` is answered (below), not while it is: their
+        # imports (LanceDB, pyarrow, onnxruntime) would hold the interpreter the answer waits for
         yield handle
 
     server: MCPServer[Any] = MemxServer(
@@ -189,10 +191,14 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     async def roots_changed(_: Any, __: NotificationParams) -> None:
         handle.roots.changed()
 
-    # MCPServer has no public door for this notification yet; its low-level server does
+    async def initialized(_: Any, __: NotificationParams) -> None:
+        handle.start()  # the client has its answer: open the store and load the model now (a call opens them too)
+
+    # MCPServer has no public door for these notifications yet; its low-level server does
     server._lowlevel_server.add_notification_handler(
         "notifications/roots/list_changed", NotificationParams, roots_changed
     )
+    server._lowlevel_server.add_notification_handler("notifications/initialized", NotificationParams, initialized)
     register(server, handle)
 
     @server.tool(
@@ -429,8 +435,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--home", help="data folder (default: MEMX_HOME or the per-user data folder)")
     parser.add_argument("--version", action="version", version=f"memx-mcp {__version__}")
     args = parser.parse_args(argv)
-    from ..compose import configure_logging, private_files
-    from ..native import small_heap
+    from ..native import log_to_stderr, private_files, small_heap  # (not compose: it loads the store's libraries)
 
     small_heap()  # before LanceDB's and onnxruntime's threads start
 
@@ -438,7 +443,7 @@ def main(argv: list[str] | None = None) -> None:
         settings = load_settings(home=args.home)
     except MemxError as exc:
         parser.exit(2, f"memx-mcp: {exc}\n")
-    configure_logging(settings)
+    log_to_stderr(settings.log_level)
     private_files()
     handle = MemoryHandle(settings, Path.cwd())
 

@@ -46,6 +46,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 function num(x, digits = 2) { return (x === null || x === undefined) ? "–" : Number(x).toFixed(digits); }
+// a term of final = blended × decay × recency × scope, as the CLI prints it: 1.15, not 1.1 or 1.2
+function factor(x) { return (x === null || x === undefined) ? "–" : Number(x).toFixed(4).replace(/\.?0+$/, ""); }
 function svg(tag, attrs) {
   const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -53,21 +55,26 @@ function svg(tag, attrs) {
 }
 function scopeLabel(value) { return value === "*" ? "all scopes" : value === "" ? `${context.scope} (detected)` : value; }
 
-// Long unbroken paths wrap anywhere (CSS); past three lines the text is clamped and a button expands it.
+// Long unbroken paths wrap anywhere (CSS); past three lines the text is clamped and a button expands it. The
+// button follows the real clamping, measured in the page at its width (is the text cut?), not the text's
+// length: it is there whenever a phone cuts a bullet and never where nothing is cut.
 function clamped(text) {
-  const box = el("div", { class: "clamp" }, el("span", { class: "content" }, text));
-  if (text.length > 160 || text.split("\n").length > 3) {
-    box.append(el("button", {
-      type: "button", class: "expand", "aria-expanded": "false",
-      onclick: (e) => {
-        e.stopPropagation();
-        const open = box.classList.toggle("open");
-        e.currentTarget.setAttribute("aria-expanded", open);
-        e.currentTarget.textContent = open ? "less" : "more";
-      },
-      onkeydown: (e) => e.stopPropagation(),
-    }, "more"));
-  }
+  const content = el("span", { class: "content" }, text);
+  const button = el("button", {
+    type: "button", class: "expand", "aria-expanded": "false",
+    onclick: (e) => {
+      e.stopPropagation();
+      const open = box.classList.toggle("open");
+      button.setAttribute("aria-expanded", open);
+      button.textContent = open ? "less" : "more";
+    },
+    onkeydown: (e) => e.stopPropagation(),
+  }, "more");
+  button.hidden = true;
+  const box = el("div", { class: "clamp" }, content, button);
+  new ResizeObserver(() => {  // laid out, and again whenever the width changes
+    if (!box.classList.contains("open")) button.hidden = content.scrollHeight <= content.clientHeight;
+  }).observe(content);
   return box;
 }
 
@@ -257,8 +264,9 @@ async function search(event) {
       const row = el("tr", { "data-id": h.id, tabindex: "0", class: h.returned ? "returned" : "", "aria-label": "open bullet " + h.id },
         el("td", { "data-label": "rank" }, `${i + 1}${mark ? " " + mark : ""}`),
         el("td", { class: "c-content" }, clamped(h.content), el("div", { class: "muted small" }, `${h.id} · ${h.scope}` + (h.returned === true ? " · returned by recall" : h.returned === false ? " · not returned" : ""))),
-        ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay, s.recency, s.scope, s.final].map((v, k) =>
-          el("td", { class: "num", "data-label": ["L1", "L2", "L3", "semantic", "blended", "decay", "recency", "scope", "final"][k] }, num(v, k < 3 ? 1 : 2))));
+        // blended × decay (its effect on the ranking, not the weight) × recency × scope = final, as used
+        ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay_effect, s.recency, s.scope, s.final].map((v, k) =>
+          el("td", { class: "num", "data-label": ["L1", "L2", "L3", "semantic", "blended", "decay", "recency", "scope", "final"][k] }, k < 3 ? num(v, 1) : k === 3 ? num(v, 2) : factor(v))));
       row.addEventListener("click", () => openBullet(h.id, row));
       row.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openBullet(h.id, row); } });
       return row;
@@ -336,7 +344,7 @@ async function loadStats() {
         "aria-label": `${count} bullet(s) in band ${band}: list them`, onclick: () => filterBand(band) },
         el("span", { class: "count" }, fmt.format(count)),
         el("span", { class: "bar-fill", style: { height: `${Math.round(150 * count / top)}px` } }),
-        el("span", { class: "band-label" }, band))));
+        el("span", { class: "band-label" }, ...band.split(" ").flatMap((w, i) => [...(i ? [" "] : []), el("span", { class: "word" }, w)])))));
     $("#gc-preview").replaceChildren(gc.would_archive ?
       el("span", {}, `These ${fmt.format(gc.would_archive)} would be archived by memx gc now. `,
         el("button", { type: "button", id: "gc-show", onclick: () => filterBand(gc.band) }, "Show them")) :
