@@ -6,7 +6,7 @@ the top 10. Baseline in the same run: BM25 over character bigrams (LanceDB full 
 memx runs with each model named (default: the shipped MiniLM, keyword-only for CJK questions as shipped,
 and multilingual-e5-small, hybrid), each in a store of its own.
 
-    python benchmarks/cjk.py [--limit N] [--models minilm,e5]   # the first N questions of each set
+    python benchmarks/cjk.py [--limit N] [--models minilm,e5,e5c,use]   # the first N questions of each set
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from harness import bullet_record, fresh_memory, load, memx
-from memx_mcp.domain.catalog import E5_SMALL, MINILM
+from memx_mcp.domain.catalog import E5_CENTRED, E5_SMALL, MINILM, MUSE, spec
 
 DATA = Path(__file__).parent / "data" / "cjk"
 SETS = {"jsquad": DATA / "jsquad" / "valid-v1.3.json", "cmrc2018": DATA / "cmrc2018" / "cmrc2018_dev.json"}
@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--models", default="minilm,e5")
     args = parser.parse_args()
-    models = {"minilm": MINILM, "e5": E5_SMALL}
+    models = {"minilm": MINILM, "e5": E5_SMALL, "e5c": E5_CENTRED, "use": MUSE}
     print("| set | paragraphs | questions | ranker | recall@5 | MRR@10 | ms/query |")
     print("|---|---|---|---|---|---|---|")
     for name, path in SETS.items():
@@ -75,7 +75,7 @@ def main() -> None:
             questions = questions[: args.limit]
         rankers = {}
         for short in args.models.split(","):
-            memory = fresh_memory(model_name=models[short])
+            memory = fresh_memory(model_name=models[short], model_dim=spec(models[short]).dim)
             load(memory, rows)
             rankers[f"memx recall, {short}"] = lambda q, m=memory, s=f"project:{name}": memx(m, q, s, 10)
         baseline = BigramBM25(rows, memory.settings.home, name)
