@@ -26,6 +26,12 @@ def text_language(text: str) -> str:
     return "en"
 
 
+def script(text: str) -> str:
+    """cjk or latin: the script family of one text (``text_language`` zh or ja, else latin). memx's keyword
+    layers match across Chinese and Japanese (shared Han characters) but never between the two families."""
+    return "latin" if text_language(text) == "en" else "cjk"
+
+
 def language(texts: Sequence[str]) -> str:
     """en, zh or ja: what most of ``texts`` are written in (kana marks Japanese)."""
     votes = {"en": 0, "zh": 0, "ja": 0}

@@ -33,9 +33,9 @@ class FusionParams:
     # share, age only reorders candidates whose relevance is within that share of each other.
     decay_share: float = 0.05
     # Issue 33: with a model trained to match across languages (catalog ``ModelSpec.cross_language``), a
-    # candidate written in another language than the query is judged by its similarity alone: the keyword
-    # layers cannot see across languages, and blending their zero in sank the right bullet under same-language
-    # look-alikes that share a word with the question (and under the relevance floor).
+    # candidate written in another script family than the query (Latin vs Chinese/Japanese) is judged by its
+    # similarity alone: the keyword layers cannot see across them, and blending their zero in sank the right
+    # bullet under same-language look-alikes that share a word with the question (and under the relevance floor).
     cross_language: bool = False
 
 
