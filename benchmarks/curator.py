@@ -11,6 +11,7 @@ For each pair, b is written next to a: the decision is what `curator.decide` ret
     python benchmarks/curator.py                          # the shipped model on every pair (the first report)
     python benchmarks/curator.py --calibrate              # per model and script, on the tune half
     python benchmarks/curator.py --heldout                # both models' stored defaults, on the held-out half
+    python benchmarks/curator.py --calibrate --models use   # other models: minilm, e5, e5c (centred), use
 """
 
 from __future__ import annotations
@@ -100,10 +101,13 @@ if __name__ == "__main__":
     import sys
 
     from curator_calibration import calibrate, heldout
+    from memx_mcp.domain.catalog import E5_CENTRED, E5_SMALL, MINILM, MUSE
 
+    short = {"minilm": MINILM, "e5": E5_SMALL, "e5c": E5_CENTRED, "use": MUSE}
+    named = sys.argv[sys.argv.index("--models") + 1].split(",") if "--models" in sys.argv else ["minilm", "e5"]
     if "--calibrate" in sys.argv:
-        calibrate()
+        calibrate([short[n] for n in named])
     elif "--heldout" in sys.argv:
-        heldout()
+        heldout([short[n] for n in named])
     else:
         main()

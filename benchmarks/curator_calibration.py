@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from memx_mcp.domain.catalog import E5_SMALL, MINILM, MODELS, CuratorDefaults
+from memx_mcp.domain.catalog import E5_CENTRED, E5_SMALL, MINILM, MODELS, MUSE, CuratorDefaults
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.engine.curator import CuratorParams, Neighbour, decide
 from memx_mcp.ports import Embedder
@@ -31,10 +31,14 @@ UNRELATED_TUNE_MAX = 0.03
 
 
 def load_model(name: str) -> Embedder:
-    if name == E5_SMALL:
-        from memx_mcp.adapters.e5 import E5Embedder
+    if name in (E5_SMALL, E5_CENTRED):
+        from memx_mcp.adapters.e5 import Centring, E5Embedder
 
-        return E5Embedder()
+        return E5Embedder(centring=Centring.load() if name == E5_CENTRED else None)
+    if name == MUSE:
+        from memx_mcp.adapters.muse import MuseEmbedder
+
+        return MuseEmbedder()
     from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
 
     return FastEmbedEmbedder(MINILM, prepare_shipped_model(WORK), 384)
@@ -136,8 +140,8 @@ def report(rows: Sequence[dict[str, Any]], found: dict[str, CuratorDefaults], ti
             print(f"| {lang} | " + " | ".join(cells) + " |")
 
 
-def calibrate() -> None:
-    for name in (MINILM, E5_SMALL):
+def calibrate(names: Sequence[str] = (MINILM, E5_SMALL)) -> None:
+    for name in names:
         rows = pairs("tune", load_model(name))
         found = {script: choose(rows, langs) for script, langs in SCRIPTS.items()}
         print(f"\n## {name}: chosen on the tune half")
@@ -146,8 +150,8 @@ def calibrate() -> None:
         report(rows, found, f"{name}, tune half, with the thresholds chosen (tuned data: no evidence)")
 
 
-def heldout() -> None:
-    for name in (MINILM, E5_SMALL):
+def heldout(names: Sequence[str] = (MINILM, E5_SMALL)) -> None:
+    for name in names:
         spec = MODELS[name]
         rows = pairs("heldout", load_model(name))
         found = {"latin": spec.curator, "cjk": spec.curator_cjk}

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from harness import INITIALIZE, SERVER, fresh_memory, receive, send
-from memx_mcp.domain.catalog import E5_SMALL, MINILM
+from memx_mcp.domain.catalog import E5_SMALL, MINILM, MUSE, spec
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder
@@ -76,7 +76,7 @@ def percentiles(values: list[float]) -> str:
     return f"p50 {statistics.median(values) * 1000:.1f} ms, p95 {values[int(0.95 * (len(values) - 1))] * 1000:.1f} ms"
 
 
-MODELS = {"minilm": MINILM, "e5": E5_SMALL}
+MODELS = {"minilm": MINILM, "e5": E5_SMALL, "use": MUSE}
 
 
 def bullets(embedder: Embedder, size: int, apart: float = 0.0) -> list[Bullet]:
@@ -117,7 +117,8 @@ def build(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory,
 
 
 def build_bullets(size: int, apart: float = 0.0, model: str = "minilm") -> tuple[Memory, list[Bullet]]:
-    memory = fresh_memory(defer_reinforcement=True, model_name=MODELS[model])  # as the MCP server runs it
+    name = MODELS[model]
+    memory = fresh_memory(defer_reinforcement=True, model_name=name, model_dim=spec(name).dim)  # as the server runs it
     embedder = memory.deps.embedder.get(60)
     assert embedder is not None, memory.deps.embedder.note
     made = bullets(embedder, size, apart)
@@ -179,7 +180,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--apart", type=float, default=0.0, help="seconds between bullets' creation times")
-    parser.add_argument("--models", "--model", default="minilm", help="comma-separated: minilm, e5")
+    parser.add_argument("--models", "--model", default="minilm", help="comma-separated: minilm, e5, use")
     args = parser.parse_args()
     models = args.models.split(",")
     if unknown := [m for m in models if m not in MODELS]:

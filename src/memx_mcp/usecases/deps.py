@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..domain.catalog import spec
 from ..domain.projects import where
 from ..domain.scopes import Scope, detect_scope, parse_scope
 from ..engine.curator import CuratorParams
@@ -65,6 +66,7 @@ def retrieval_params(settings: Settings) -> RetrievalParams:
             scope_boost=settings.scope_boost,
             project_scope_boost=settings.project_scope_boost,
             decay_share=settings.decay_share,
+            cross_language=spec(settings.model_name).cross_language,
         ),
         decay=decay_params(settings),
         candidate_limit=settings.candidate_limit,

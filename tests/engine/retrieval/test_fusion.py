@@ -91,3 +91,17 @@ def test_negative_cosine_counts_as_zero() -> None:
 def test_recency_boost_applies_for_seven_days_only() -> None:
     assert recency_multiplier(T0, T0 + timedelta(days=7), P) == 1.05
     assert recency_multiplier(T0, T0 + timedelta(days=7, seconds=1), P) == 1.0
+
+
+def test_a_candidate_in_another_language_is_judged_by_its_similarity_alone_with_a_cross_language_model() -> None:
+    """Issue 33: the keyword layers cannot see across languages; their zero no longer sinks the answer."""
+    across = FusionParams(cross_language=True)
+    alone = fuse(0.0, 0.0, 0.0, 0.45, 1.0, 1.0, 1.0, across, across_languages=True)
+    assert alone.blended == pytest.approx(0.45)
+    look_alike = fuse(10.0, 0.0, 0.0, 0.30, 1.0, 1.0, 1.0, across)  # same language, shares a word
+    assert alone.final > look_alike.final
+
+
+def test_without_a_cross_language_model_a_candidate_in_another_language_blends_as_spec_says() -> None:
+    score = fuse(0.0, 0.0, 0.0, 0.45, 1.0, 1.0, 1.0, FusionParams(), across_languages=True)
+    assert score.blended == pytest.approx(0.45 * 0.4)

@@ -32,6 +32,11 @@ class FusionParams:
     # relevant bullet unused for 90 days (weight 1/8) loses to any loosely related new one; with a small
     # share, age only reorders candidates whose relevance is within that share of each other.
     decay_share: float = 0.05
+    # Issue 33: with a model trained to match across languages (catalog ``ModelSpec.cross_language``), a
+    # candidate written in another script family than the query (Latin vs Chinese/Japanese) is judged by its
+    # similarity alone: the keyword layers cannot see across them, and blending their zero in sank the right
+    # bullet under same-language look-alikes that share a word with the question (and under the relevance floor).
+    cross_language: bool = False
 
 
 SPEC_FUSION = FusionParams(recency_boost=1.2, decay_share=1.0)  # the fusion exactly as SPEC §7 writes it
@@ -66,18 +71,23 @@ def fuse(
     recency: float,
     scope: float,
     params: FusionParams,
+    across_languages: bool = False,
 ) -> ScoreBreakdown:
     """``NormKeyword = (L1+L2+L3)/35``; ``Blended = NormKeyword*0.6 + Semantic*0.4``;
     ``Final = Blended * DecayEffect * Recency * Scope``, where ``DecayEffect`` is the Decay weight's share
     in the ranking (``decay_effect``; the weight itself with ``SPEC_FUSION``). Without a semantic score
-    (keyword-only mode) the weights become 1.0 / 0.0."""
+    (keyword-only mode) the weights become 1.0 / 0.0; for a candidate ``across_languages`` from the query
+    (``params.cross_language`` on) they become 0.0 / 1.0."""
     keyword = (l1 + l2 + l3) / KEYWORD_SCALE
     if semantic is None:
         blended = keyword
         semantic_value = 0.0
     else:
         semantic_value = min(1.0, max(0.0, semantic))
-        blended = keyword * params.keyword_weight + semantic_value * params.semantic_weight
+        if across_languages and params.cross_language:
+            blended = semantic_value
+        else:
+            blended = keyword * params.keyword_weight + semantic_value * params.semantic_weight
     effect = decay_effect(decay, params)
     final = blended * effect * recency * scope
     return ScoreBreakdown(
