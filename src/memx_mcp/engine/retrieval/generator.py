@@ -13,8 +13,8 @@ from typing import Protocol
 
 from ...domain.models import Bullet, Hit, RecallResult, RetrievalMode
 from ...domain.scopes import Scope
-from ...text.stems import names, query_stems, stem_counts
 from ...text.language import script
+from ...text.stems import names, query_stems, stem_counts
 from ...text.tokenize import is_cjk, query_terms, tokens
 from ..decay import DecayParams, decay_weight
 from .budget import estimate_tokens, pack
