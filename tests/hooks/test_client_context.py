@@ -8,7 +8,9 @@ CLI: ``additionalContext``). Uninstall gives every file back as it was."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run(world: Path, command: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
     env = {**env_for(world / "data", MEMX_HOOK_DAEMON_IDLE_MINUTES="1"), "HOME": str(world / "home")}
+    # the hooks name `memx` as installed on PATH (the launcher says so): this environment's scripts are
+    env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env.get("PATH", "")))
     return subprocess.run(
         ["/bin/sh", "-c", command],
         input=json.dumps(payload),
