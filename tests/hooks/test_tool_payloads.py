@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from memx_mcp.hooks.tool_payloads import read_event, run_tool_hook
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder, ReadyEmbedder
 
-from ..helpers import run_hook
+from ..helpers import env_for, run_hook, script
 
 PUSH_FIX = (
     'When `git push` fails with "fatal: The current branch spotter-gqc has no upstream branch.": '
@@ -199,3 +200,34 @@ def test_claude_codes_tool_hooks_hand_back_the_fix_and_the_warning_through_the_r
     assert warned["hookEventName"] == "PreToolUse" and "npm run codegen" in warned["additionalContext"]
     other = run_hook(settings.home, {**pre, "tool_input": {"file_path": f"{cwd}/src/app.ts"}})
     assert other.returncode == 0 and other.stdout == ""
+
+
+def _client_hook(home: Path, client: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """`memx hook CLIENT` as the client runs it after `memx install CLIENT`: the payload on stdin."""
+    return subprocess.run(
+        [*script("memx"), "hook", client],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=home.parent,
+        env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1"),
+        timeout=60,
+    )
+
+
+def test_codex_gemini_and_cursor_hooks_hand_back_the_fix_through_memx_hook_once_per_session(
+    tmp_path: Path, settings: Settings, store: LanceStore, embedder: Embedder
+) -> None:
+    memory = Memory(settings, store, ReadyEmbedder(embedder), cwd=tmp_path)
+    memory.remember(PUSH_FIX, scope="global")
+    cwd = str(tmp_path)
+    shapes = {
+        "codex": (codex_post(cwd), lambda out: json.loads(out)["hookSpecificOutput"]["additionalContext"]),
+        "gemini": (gemini_after(cwd), lambda out: json.loads(out)["hookSpecificOutput"]["additionalContext"]),
+        "cursor": (cursor_failure(cwd), lambda out: json.loads(out)["additional_context"]),
+    }
+    for client, (payload, context) in shapes.items():
+        first = _client_hook(settings.home, client, payload)
+        assert first.returncode == 0 and "--set-upstream" in context(first.stdout), (client, first)
+        again = _client_hook(settings.home, client, payload)  # the same session: handed back once
+        assert again.returncode == 0 and "--set-upstream" not in again.stdout, (client, again.stdout)
