@@ -30,7 +30,18 @@ from .edits import (
     with_toml_notify,
     with_toml_server,
 )
-from .model import Client, ConfigFile, Found, Hook, HookEvent, Scope, Sessions, Wiring, existing, text_of
+from .model import (
+    Client,
+    ConfigFile,
+    Found,
+    Hook,
+    HookEvent,
+    Scope,
+    Sessions,
+    Wiring,
+    read_claude_shaped,
+    text_of,
+)
 from .places import Places
 
 NAME = "codex"
@@ -143,19 +154,7 @@ def read(payload: Mapping[str, Any], places: Places) -> HookEvent:
             transcript=transcript(thread, codex_home(places)) if thread else None,
             payload=payload,
         )
-    event = text_of(payload.get("hook_event_name"))
-    hook = next((h for h in HOOKS if h.event == event), None)
-    return HookEvent(
-        NAME,
-        event,
-        hook.moment if hook else None,
-        session_id=text_of(payload.get("session_id")),
-        cwd=text_of(payload.get("cwd")),
-        prompt=text_of(payload.get("prompt")),
-        source=text_of(payload.get("source")),
-        transcript=existing(text_of(payload.get("transcript_path"))),
-        payload=payload,
-    )
+    return read_claude_shaped(NAME, HOOKS, payload)
 
 
 CLIENT = Client(

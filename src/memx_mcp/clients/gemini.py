@@ -11,7 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from .edits import found_json, grouped_hooks_in, with_grouped_hooks, with_server
-from .model import Client, ConfigFile, Found, Hook, HookEvent, Scope, Sessions, Wiring, existing, text_of
+from .model import (
+    Client,
+    ConfigFile,
+    Found,
+    Hook,
+    HookEvent,
+    Scope,
+    Sessions,
+    Wiring,
+    read_claude_shaped,
+)
 from .places import Places
 
 NAME = "gemini"
@@ -56,19 +66,7 @@ def files(places: Places, scope: Scope) -> tuple[ConfigFile, ...]:
 
 
 def read(payload: Mapping[str, Any], places: Places) -> HookEvent:
-    event = text_of(payload.get("hook_event_name"))
-    hook = next((h for h in HOOKS if h.event == event), None)
-    return HookEvent(
-        NAME,
-        event,
-        hook.moment if hook else None,
-        session_id=text_of(payload.get("session_id")),
-        cwd=text_of(payload.get("cwd")),
-        prompt=text_of(payload.get("prompt")),
-        source=text_of(payload.get("source")),
-        transcript=existing(text_of(payload.get("transcript_path"))),
-        payload=payload,
-    )
+    return read_claude_shaped(NAME, HOOKS, payload)
 
 
 CLIENT = Client(

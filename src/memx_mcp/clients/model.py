@@ -174,6 +174,24 @@ def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def read_claude_shaped(name: str, hooks: tuple[Hook, ...], payload: Mapping[str, Any]) -> HookEvent:
+    """A payload in Claude Code's shape (``hook_event_name``, ``session_id``, ``cwd``, ``prompt``, ``source``,
+    ``transcript_path``), which Codex's and Gemini CLI's hooks share, read into a HookEvent of ``name``."""
+    event = text_of(payload.get("hook_event_name"))
+    hook = next((h for h in hooks if h.event == event), None)
+    return HookEvent(
+        name,
+        event,
+        hook.moment if hook else None,
+        session_id=text_of(payload.get("session_id")),
+        cwd=text_of(payload.get("cwd")),
+        prompt=text_of(payload.get("prompt")),
+        source=text_of(payload.get("source")),
+        transcript=existing(text_of(payload.get("transcript_path"))),
+        payload=payload,
+    )
+
+
 def existing(path: str) -> Path | None:
     """``path`` as a file that exists, or None."""
     if not path:
