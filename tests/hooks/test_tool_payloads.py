@@ -167,6 +167,16 @@ def test_each_clients_answer_comes_back_in_its_own_shape_from_the_warm_helper(
     )
 
 
+def _answered(home: Path, payload: dict[str, Any], tries: int = 4) -> subprocess.CompletedProcess[str]:
+    """The hook run again while a helper it started is still loading its model (a hook waits ~8 s for it, then
+    fails open with nothing said and nothing marked as handed back: on a loaded machine that can happen)."""
+    for _ in range(tries - 1):
+        done = run_hook(home, payload)
+        if done.stdout:
+            return done
+    return run_hook(home, payload)
+
+
 def test_claude_codes_tool_hooks_hand_back_the_fix_and_the_warning_through_the_real_hook_process(
     tmp_path: Path, settings: Settings, store: LanceStore, embedder: Embedder
 ) -> None:
@@ -174,7 +184,7 @@ def test_claude_codes_tool_hooks_hand_back_the_fix_and_the_warning_through_the_r
     memory.remember(PUSH_FIX, scope="global")
     memory.remember(SCHEMA, scope="global")
     cwd = str(tmp_path)
-    done = run_hook(settings.home, claude_failure(cwd))
+    done = _answered(settings.home, claude_failure(cwd))
     assert done.returncode == 0
     out = json.loads(done.stdout)["hookSpecificOutput"]  # plain stdout is not added for tool events
     assert out["hookEventName"] == "PostToolUseFailure" and "--set-upstream" in out["additionalContext"]
@@ -184,7 +194,7 @@ def test_claude_codes_tool_hooks_hand_back_the_fix_and_the_warning_through_the_r
         if not (settings.home / "run" / "hook-helper.json").exists():
             break
         time.sleep(0.05)
-    other = run_hook(settings.home, claude_failure(cwd, session="cc-2"))  # a new helper answers another session
+    other = _answered(settings.home, claude_failure(cwd, session="cc-2"))  # a new helper answers another session
     assert "--set-upstream" in json.loads(other.stdout)["hookSpecificOutput"]["additionalContext"]
     assert json.loads((settings.home / "run" / "hook-helper.json").read_text())["pid"] != helper
     again = run_hook(settings.home, claude_failure(cwd))
@@ -228,6 +238,10 @@ def test_codex_gemini_and_cursor_hooks_hand_back_the_fix_through_memx_hook_once_
     }
     for client, (payload, context) in shapes.items():
         first = _client_hook(settings.home, client, payload)
+        for _ in range(3):  # the first call starts the helper; on a loaded machine it may fail open meanwhile
+            if "--set-upstream" in first.stdout:
+                break
+            first = _client_hook(settings.home, client, payload)
         assert first.returncode == 0 and "--set-upstream" in context(first.stdout), (client, first)
         again = _client_hook(settings.home, client, payload)  # the same session: handed back once
         assert again.returncode == 0 and "--set-upstream" not in again.stdout, (client, again.stdout)
