@@ -18,11 +18,11 @@ from .places import Places
 
 NAME = "copilot-cli"
 _COMMON = {"sessionId": "memx-doctor", "cwd": "", "timestamp": 1767225600000}
+# no tool hooks: memx has no reader of this client's tool payloads yet (hooks/tool_payloads.py), and a
+# hook on every tool call that can say nothing would only cost the user a process start each time
 HOOKS = (
     Hook("sessionStart", "session_start", "copilot", {"source": "new", **_COMMON}),
     Hook("userPromptSubmitted", "prompt", "copilot", {"prompt": "memx doctor", **_COMMON}),
-    Hook("preToolUse", "before_tool", "copilot"),
-    Hook("postToolUse", "after_tool", "copilot"),
 )
 EVENTS = tuple(h.event for h in HOOKS)
 KEYS = ("bash", "powershell")

@@ -19,6 +19,8 @@ NAME = "vscode"
 _COMMON = {"session_id": "memx-doctor", "cwd": "", "timestamp": "2026-01-01T00:00:00Z"}
 _START = {"hook_event_name": "SessionStart", "source": "new", **_COMMON}
 _PROMPT = {"hook_event_name": "UserPromptSubmit", "prompt": "memx doctor", **_COMMON}
+# no tool hooks: memx has no reader of this client's tool payloads yet (hooks/tool_payloads.py), and a
+# hook on every tool call that can say nothing would only cost the user a process start each time
 HOOKS = (
     Hook(
         "SessionStart",
@@ -32,8 +34,6 @@ HOOKS = (
         "hook_specific",
         {"hook_event_name": "UserPromptSubmit", "prompt": "memx doctor", **_COMMON},
     ),
-    Hook("PreToolUse", "before_tool", "hook_specific"),
-    Hook("PostToolUse", "after_tool", "hook_specific"),
 )
 EVENTS = tuple(h.event for h in HOOKS)
 
