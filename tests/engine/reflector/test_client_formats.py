@@ -457,3 +457,54 @@ def test_a_cursor_session_as_cursor_writes_it_teaches_no_fix_it_cannot_show():
     assert Reflector(PrivacySanitizer(), "rules").reflect(t).bullets == []
     with_results = Reflector(PrivacySanitizer(), "rules").reflect(parse_transcript(sessions.cursor())).bullets
     assert any(sessions.BULLET in b.content for b in with_results)  # what the synthetic results used to teach
+
+
+REAL = Path(__file__).parents[2] / "data" / "client_formats" / "real"
+
+
+def _user_words(t) -> list[str]:
+    return [s.text for s in t.steps if s.role == "user"]
+
+
+def test_a_real_claude_code_2_1_50_session_run_inside_conductor_shows_only_the_users_words():
+    """obsessiondb/chkit (MIT), an Entire checkpoint: Claude Code 2.1.50 run by the Conductor app.
+
+    Counted by reading the file (json walk, before memx read it): 35 "user" records; 24 of them tool results;
+    of the 11 others, one is Conductor's ``<system_instruction>`` blocks alone (line 4), one a background
+    task's ``<task-notification>`` (line 109, status failed, "bun verify" exit code 1), six are two ``/context``
+    commands (caveat ``isMeta``, command name, stdout), one is Conductor's attachment note followed by the
+    person's only typed words, "Create a PR" (line 129). Tool calls: 9 Bash (none with ``is_error``), 4 Edit,
+    7 Read (one ``is_error``: a missing MEMORY.md), 2 Glob, 1 TaskOutput, 2 Conductor MCP calls."""
+    t = parse_transcript((REAL / "claude-code-2.1.50-chkit-task-notification.jsonl").read_text(encoding="utf-8"))
+    assert _user_words(t) == ["Create a PR"]
+    assert not any("Conductor" in s.text or "system_instruction" in s.text for s in t.steps if s.role == "user")
+    notices = [s for s in t.steps if s.tool == "TaskNotification"]
+    assert len(notices) == 1 and notices[0].is_error and "exit code 1" in notices[0].result
+    bash = [s for s in t.steps if s.tool == "Bash"]
+    assert len(bash) == 9 and not any(s.is_error for s in bash)
+    assert bash[0].command.startswith("rm /Users/dev/conductor/workspaces/chkit/dallas/packages/cli")
+    assert "bun verify" in [s.command for s in bash]
+    assert len([s for s in t.steps if s.tool == "Edit"]) == 4
+    reads = [s for s in t.steps if s.tool == "Read"]
+    assert len(reads) == 7 and [s.is_error for s in reads].count(True) == 1
+
+
+def test_a_real_claude_code_2_1_41_session_with_fifteen_task_notifications_keeps_them_out_of_the_users_words():
+    """ujuc/agent-stuff (MIT), an Entire checkpoint: Claude Code 2.1.41, a person writing in Korean who
+    launched 16 background agents (``Task``). Counted by reading the file: 54 "user" records; 15 are
+    ``<task-notification>`` records (every status "completed", each with the agent's ``<result>``), 9 are
+    the ``/clear`` and two ``/model`` commands (caveat ``isMeta``, name, stdout), one is Claude Code's
+    "[Request interrupted by user for tool use]"; the person's own words are five messages (lines 7, 28, 35,
+    48, 203). Tool calls: 16 Task, 2 Read, 2 Write, 2 TaskUpdate, 1 TaskCreate, 1 ExitPlanMode (its result
+    ``is_error``)."""
+    t = parse_transcript(
+        (REAL / "claude-code-2.1.41-agent-stuff-task-notifications.jsonl").read_text(encoding="utf-8")
+    )
+    words = _user_words(t)
+    assert len(words) == 5
+    assert words[0].startswith("@docs/system-rules.md을") and words[-1].startswith("yaml frontmatter 부분이")
+    assert not any("<task-notification>" in w or "interrupted" in w for w in words)
+    notices = [s for s in t.steps if s.tool == "TaskNotification"]
+    assert len(notices) == 15 and not any(s.is_error for s in notices)
+    assert all("스펙 적용" in s.result for s in notices)
+    assert len([s for s in t.steps if s.tool == "Write"]) == 2
