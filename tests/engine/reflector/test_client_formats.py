@@ -474,7 +474,7 @@ def test_a_real_claude_code_2_1_50_session_run_inside_conductor_shows_only_the_u
     task's ``<task-notification>`` (line 109, status failed, "bun verify" exit code 1), six are two ``/context``
     commands (caveat ``isMeta``, command name, stdout), one is Conductor's attachment note followed by the
     person's only typed words, "Create a PR" (line 129). Tool calls: 9 Bash (none with ``is_error``), 4 Edit,
-    7 Read (one ``is_error``: a missing MEMORY.md), 2 Glob, 1 TaskOutput, 2 Conductor MCP calls."""
+    8 Read (one ``is_error``: a missing MEMORY.md), 2 Glob, 1 TaskOutput, 2 Conductor MCP calls."""
     t = parse_transcript((REAL / "claude-code-2.1.50-chkit-task-notification.jsonl").read_text(encoding="utf-8"))
     assert _user_words(t) == ["Create a PR"]
     assert not any("Conductor" in s.text or "system_instruction" in s.text for s in t.steps if s.role == "user")
@@ -486,7 +486,7 @@ def test_a_real_claude_code_2_1_50_session_run_inside_conductor_shows_only_the_u
     assert "bun verify" in [s.command for s in bash]
     assert len([s for s in t.steps if s.tool == "Edit"]) == 4
     reads = [s for s in t.steps if s.tool == "Read"]
-    assert len(reads) == 7 and [s.is_error for s in reads].count(True) == 1
+    assert len(reads) == 8 and [s.is_error for s in reads].count(True) == 1
 
 
 def test_a_real_claude_code_2_1_41_session_with_fifteen_task_notifications_keeps_them_out_of_the_users_words():
