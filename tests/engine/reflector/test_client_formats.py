@@ -497,9 +497,7 @@ def test_a_real_claude_code_2_1_41_session_with_fifteen_task_notifications_keeps
     "[Request interrupted by user for tool use]"; the person's own words are five messages (lines 7, 28, 35,
     48, 203). Tool calls: 16 Task, 2 Read, 2 Write, 2 TaskUpdate, 1 TaskCreate, 1 ExitPlanMode (its result
     ``is_error``)."""
-    t = parse_transcript(
-        (REAL / "claude-code-2.1.41-agent-stuff-task-notifications.jsonl").read_text(encoding="utf-8")
-    )
+    t = parse_transcript((REAL / "claude-code-2.1.41-agent-stuff-task-notifications.jsonl").read_text(encoding="utf-8"))
     words = _user_words(t)
     assert len(words) == 5
     assert words[0].startswith("@docs/system-rules.md을") and words[-1].startswith("yaml frontmatter 부분이")
