@@ -17,7 +17,16 @@ Counted per part: moments where a lesson applied and something was handed back (
 that had a lesson), handed back where no lesson applied (noise, at labelled failures and edits and at every
 successful command), and what was handed back, printed for reading.
 
-    python benchmarks/moment_replay.py [--part tune|heldout|all] [--sweep] [--show] [--client NAME]
+    python benchmarks/moment_replay.py [--project spotter|chkit] [--part tune|heldout|all] [--sweep] [--show]
+        [--client NAME]
+
+``--project chkit``: a second project, 32 real Claude Code sessions of obsessiondb/chkit (TypeScript/Bun
+monorepo, one developer in many Conductor workspaces, Feb 15–24 2026; ``data/chkit/``, MIT, user and assistant
+records only, redacted, zstd). Four later sessions are replayed, each with a store from every session that
+ended before it started (no overlap in time): 2717e50c, 92354ed8, bb4f4bed, 2c2371e1. Their 16 failed
+commands were labelled (``data/moment_labels_chkit.jsonl``) by reading the sessions before memx ran on any of
+them; nothing was tuned on chkit (the floors were set on spotter's tune part), so all four are held out and
+measured once. Its edits were not labelled one by one: anything handed back at an edit counts as noise.
 
 ``--client codex|gemini|cursor`` replays the same calls written as that client's hooks send them (Codex:
 ``apply_patch`` before an edit, ``PostToolUse`` with the exec output; Gemini CLI and Cursor: no context
@@ -54,6 +63,11 @@ SESSIONS = [  # time order (first timestamp of each file)
 SCOPE = "project:spotter"
 FLOOR = "all"  # the rules without a model at their strict default floor learn nothing from these sessions
 ROOT = "/home/USER/projects/spotter-worktrees/spotter"
+TRANSCRIPTS = DATA / "transcripts"
+SUFFIX = ".jsonl"
+LABELS = DATA / "moment_labels.jsonl"
+CHKIT = [json.loads(x)["session"] for x in (DATA / "chkit" / "sessions.jsonl").read_text(encoding="utf-8").splitlines()]
+CHKIT_REPLAYED = ["2717e50c", "92354ed8", "bb4f4bed", "2c2371e1"]  # each starts after every earlier one ended
 
 
 @dataclass
@@ -65,7 +79,22 @@ class Call:
 
 
 def relative(path: str) -> str:
+    if SCOPE == "project:chkit":  # one developer's many Conductor workspaces and two checkouts
+        for marker in ("/conductor/workspaces/chkit/", "/conductor/workspaces/chx/"):
+            if marker in path:
+                return path.split(marker)[-1].split("/", 1)[-1]
+        for marker in ("/Workspace/chkit/", "/Workspace/chx/"):
+            if marker in path:
+                return path.split(marker)[-1]
+        return path
     return path.split("/spotter-worktrees/")[-1].split("/", 1)[-1]
+
+
+def transcript(session: str) -> tuple[Path, str]:
+    from memx_mcp.usecases.reflect import read_transcript
+
+    path = TRANSCRIPTS / f"{session}{SUFFIX}"
+    return path, read_transcript(path)  # plain or zstd
 
 
 def calls(session: str) -> list[Call]:
@@ -73,7 +102,7 @@ def calls(session: str) -> list[Call]:
     uses: dict[str, tuple[str, dict[str, Any]]] = {}
     out: list[Call] = []
     base = {"session_id": session, "cwd": ROOT, "transcript_path": f"{ROOT}/{session}.jsonl"}
-    for n, line in enumerate((DATA / "transcripts" / f"{session}.jsonl").open(encoding="utf-8"), 1):
+    for n, line in enumerate(transcript(session)[1].splitlines(), 1):
         try:
             record = json.loads(line)
         except ValueError:
@@ -164,7 +193,7 @@ def as_client(call: Call, client: str) -> dict[str, Any] | None:
 def labels() -> dict[tuple[str, str, str], dict[str, Any]]:
     """Labels by (session, kind, what): a failure by its line, an edit by its file."""
     found = {}
-    for line in (DATA / "moment_labels.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
         label = json.loads(line)
         key = str(label["line"]) if label["kind"] == "failure" else label["what"]
         found[(label["session"], label["kind"], key)] = label
@@ -185,8 +214,8 @@ def store_before(session: str) -> Any:
     memory = open_memory(settings, cwd=home)
     memory.deps.embedder.get(120.0)
     for earlier in SESSIONS[: SESSIONS.index(session)]:
-        path = DATA / "transcripts" / f"{earlier}.jsonl"
-        memory.reflect(path.read_text(encoding="utf-8"), path=path, scope=SCOPE)
+        path, text = transcript(earlier)
+        memory.reflect(text, path=path, scope=SCOPE)
     return memory
 
 
@@ -275,14 +304,30 @@ def stop_helper(memory: Any) -> None:
 PARTS = {"tune": SESSIONS[2:4], "heldout": SESSIONS[4:]}
 
 
+def use_chkit() -> None:
+    global SESSIONS, SCOPE, ROOT, TRANSCRIPTS, SUFFIX, LABELS
+    SESSIONS = CHKIT
+    SCOPE, ROOT = "project:chkit", "/home/USER/projects/chkit"
+    TRANSCRIPTS, SUFFIX, LABELS = DATA / "chkit", ".jsonl.zst", DATA / "moment_labels_chkit.jsonl"
+    replayed = [s for s in SESSIONS if s[:8] in CHKIT_REPLAYED]
+    PARTS.clear()
+    PARTS.update(tune=[], heldout=replayed)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--project", choices=["spotter", "chkit"], default="spotter")
     parser.add_argument("--part", choices=["tune", "heldout", "all"], default="tune")
     parser.add_argument("--sweep", action="store_true")
     parser.add_argument("--show", action="store_true")
     parser.add_argument("--client", choices=["claude-code", "codex", "gemini", "cursor"], default="claude-code")
     args = parser.parse_args()
     from memx_mcp.usecases import moment
+
+    if args.project == "chkit":
+        if args.sweep or args.part == "tune":
+            raise SystemExit("chkit has no tune part: nothing is tuned on it")
+        use_chkit()
 
     parts = ["tune", "heldout"] if args.part == "all" else [args.part]
     for part in parts:
