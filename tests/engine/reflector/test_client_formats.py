@@ -506,3 +506,21 @@ def test_a_real_claude_code_2_1_41_session_with_fifteen_task_notifications_keeps
     assert len(notices) == 15 and not any(s.is_error for s in notices)
     assert all("스펙 적용" in s.result for s in notices)
     assert len([s for s in t.steps if s.tool == "Write"]) == 2
+
+
+def test_a_real_gemini_cli_0_23_chat_shows_its_commands_with_exit_codes_and_not_the_clis_notice_as_the_users():
+    """entireio/cli (MIT), an Entire checkpoint: a Gemini CLI chat (one JSON object, ``messages``), the CLI at
+    0.23.0 (its own ``info`` message says "update available! 0.23.0 → 0.24.0"). Counted by reading the file
+    before memx read it: 13 messages — 1 ``user`` ("run an agent that creates a color file inside docs, choose
+    your color"), 11 ``gemini``, 1 ``info`` (the update notice, the CLI's); 9 tool calls, all "success": 1
+    ``write_file`` (docs/blue.md), 6 ``run_shell_command`` (``ls -l docs/blue.md``, ``git status``,
+    ``rm docs/blue.md``, an ``echo -e … >> docs/color.md``, ``git status``, ``git add docs/color.md``), each
+    answer framed "Command: … Exit Code: 0", 2 ``read_file`` (docs/color.md)."""
+    t = parse_transcript((REAL / "gemini-cli-0.23-entire-chat.json").read_text(encoding="utf-8"))
+    assert _user_words(t) == ["run an agent that creates a color file inside docs, choose your color"]
+    assert not any("update available" in s.text for s in t.steps if s.role == "user")
+    bash = [s for s in t.steps if s.tool == "Bash"]
+    assert [s.command.split(" ")[0] for s in bash] == ["ls", "git", "rm", "echo", "git", "git"]
+    assert bash[-1].command == "git add docs/color.md" and not any(s.is_error for s in bash)
+    assert [s.command for s in t.steps if s.tool == "Write"] == ["docs/blue.md"]
+    assert [s.command for s in t.steps if s.tool == "Read"] == ["docs/color.md", "docs/color.md"]
