@@ -62,7 +62,7 @@ _ACTS_ON = (
     r"复制|拷贝|發送|发送|上传|上傳|读取|讀取|打印|输出|輸出|粘贴|添加|写入|寫入|追加|查看|提交|删除|"
     r"コピー|送信|送って|アップロード|読み|読ん|表示|出力|貼り付け|追加|書き|書い|削除|確認"
 )
-_ACTS_BEFORE = re.compile("(?:" + _ACTS_ON + r")[^.;\n。；]{0,80}$", re.I)
+_ACTS_BEFORE = re.compile("(?:" + _ACTS_ON + r")[^.;\n。；]{0,80}$|(?:>>?|\btee\b(?:\s+-a)?)\s*[\"']?$", re.I)
 _ACTS_AFTER = re.compile(
     r"^[^.;\n。；]{0,40}?(?:\b(?:be|is|are|gets?)\s+(?:\w+\s+)?(?:read|copied|sent|uploaded|added|appended|"
     r"written|pasted|included|shared|attached|committed|pushed|printed|shown|dumped|exported|encoded|posted|"
