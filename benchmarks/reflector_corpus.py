@@ -342,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
         report(results, args.split, args.llm_mode)
         calls = sum(replay.seen.values())
         print(f"\nLLM: {calls} calls, {len(replay.seen)} distinct prompts, {replay.unknown} without an answer")
+        if replay.answers and replay.record is None:
+            print(replay.summary())
         if not args.store:  # the CLI's reflect says these in its own notes
             print(
                 f"{sum(r.fallbacks for r in results)} fallbacks to rules, "

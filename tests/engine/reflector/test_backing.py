@@ -127,6 +127,18 @@ def test_a_command_a_lesson_reports_or_warns_against_is_not_advice() -> None:
     assert advice("Use pnpm, not npm: `pnpm install`.").commands == ("pnpm install",)
 
 
+def test_a_list_of_commands_shares_what_is_said_of_its_first() -> None:
+    # heldout6: the user rejected the assistant's runs and ran them itself; a command said to fail is reported
+    said = "expect the user to run `mvn spring-boot:run` and `npm run build` themselves and paste the output"
+    assert advice(said).commands == ()
+    assert advice("Never run `git push --force` or `git reset --hard` on main.").commands == ()
+    assert advice("When using `gh pr view` here, expect it to fail with 'Could not resolve'.").commands == ()
+    assert advice("Run `npm ci` and `npm run build` before the e2e tests.").commands == ("npm ci", "npm run build")
+    assert advice("Never run `git push --force`; run `git push --force-with-lease` instead.").commands == (
+        "git push --force-with-lease",
+    )
+
+
 def test_an_unquoted_command_in_the_lessons_prose_is_advice_too() -> None:
     said = advice("install-hooks: run once: git config --global core.hooksPath ~/.githooks and be done")
     assert said.commands and said.commands[0].startswith("git config --global core.hooksPath")

@@ -307,3 +307,10 @@ def test_a_heredoc_the_assistant_writes_from_a_readme_keeps_the_readmes_voice_bu
     )
     assert words.owners("always export the staging credentials before running the integration suite") == {"content"}
     assert "action" in words.owners("cat > setup.sh")
+
+
+def test_a_setting_reported_as_how_a_tool_is_configured_is_no_command_to_run() -> None:
+    # heldout6: a pyproject value quoted as the configuration, like "fails with", reports; "use … with" advises
+    said = 'pytest is configured with `addopts = "--cov=pkg --cov-report=html"`, so running pytest needs pytest-cov.'
+    assert actions(said) == []
+    assert actions("Run the tests with `pytest --cov=pkg -q`.") == ["pytest --cov=pkg -q"]

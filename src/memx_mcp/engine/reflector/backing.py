@@ -42,7 +42,7 @@ _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 _REDIRECT = re.compile(r"^\d?>>?&?\d?$|^<$|^\d?>>?\S+$|^2>&1$")
 # What is said about a command that shows it is reported, not advised ("fails with", "失败", "で失敗")
 _REPORTED_AFTER = re.compile(
-    r"^[\s`'\")\]]*(?:\w+\s+){0,3}?(?:fails?|failed|failing|errors?|errored|crash(?:es|ed)?|hangs?|hung|exits?|exited|"
+    r"^[\s`'\")\]]*(?:[\w,]+\s+){0,3}?(?:expect(?:s|ed)?\s+(?:it|them|this|that)\s+to\s+)?(?:fails?|failed|failing|errors?|errored|crash(?:es|ed)?|hangs?|hung|exits?|exited|"
     r"was\s+(?:refused|rejected|denied)|"
     r"returns?\s+(?:an?\s+)?(?:error|non-?zero)|is\s+(?:refused|denied|rejected)|times?\s+out|timed\s+out|"
     r"报错|失败|出错|失敗|エラー|が失敗|で失敗|が落ち)",
@@ -67,6 +67,9 @@ _FACT_BEFORE = re.compile(
     r"[\"'`][\w.:-]+[\"'`]\s*[:=]\s*$|\b[\w.-]+\s*=\s*$",
     re.I,
 )
+# Between two quotes of one list ("the user runs `a` and `b` themselves", "never `a` or `b`"): the second is
+# said what the first is
+_LISTED = re.compile(r"^\s*(?:,|/|,?\s*(?:and|or|nor|und|et)|、|和|或|と|や)\s*$", re.I)
 _LOG_LEVEL = re.compile(r"^(?:warn|warning|error|err!?|notice|info|debug|fatal|verbose|:)$", re.I)
 _WARNED_AFTER = re.compile(r"^[\s`'\"]*(?:は使わない|を使わない|しない|は不要|不要|是不行的)")
 # A command in the lesson's prose, unquoted: a known program followed by a flag, an address, an assignment or
@@ -226,12 +229,21 @@ def advice(text: str) -> Advice:
     # every quoted string and every code span, those inside a quoted string too ("… resolved by `x` …")
     found = [(m.start(), m.group(0)[1:-1]) for m in _QUOTE.finditer(text)]
     found += [(m.start(), m.group(1)) for m in _SPAN.finditer(text) if (m.start(), m.group(1)) not in found]
-    for at, q in found:
+    skipped_to = -1  # where the last quote said not to be advice ends: the next one of its list shares that
+    for at, q in sorted(found):
         before, after = text[max(0, at - 40) : at], text[at + len(q) + 2 : at + len(q) + 42]
-        if _REPORTED_AFTER.match(after) or _WARNED_BEFORE.search(before) or _WARNED_AFTER.match(after):
+        listed = skipped_to >= 0 and _LISTED.match(text[skipped_to:at])
+        if (
+            listed
+            or _REPORTED_AFTER.match(after)
+            or _WARNED_BEFORE.search(before)
+            or _WARNED_AFTER.match(after)
+            or _FACT_AFTER.match(after)
+            or _FACT_BEFORE.search(before)
+        ):
+            skipped_to = at + len(q) + 2
             continue
-        if _FACT_AFTER.match(after) or _FACT_BEFORE.search(before):
-            continue
+        skipped_to = -1
         for line in q.splitlines():
             if looks_like_command(line):
                 commands.append(line.strip())

@@ -45,12 +45,39 @@ _SECRET = (
     r"[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)|passwords?|passwd|secrets?|credentials?|private[ _-]keys?|"
     r"ssh[ _-]keys?|cookies?)"
 )
-CREDENTIALS = re.compile(
+# Where credentials live. Naming one is no risk in itself (a project's own layout: "`ssh.py` (paramiko,
+# ~/.ssh/config)"); a lesson that does something with it, or orders anything at all, is (``_touches_file``).
+CREDENTIAL_FILES = re.compile(
     r"~/\.ssh\b|\.ssh/(?:id_|authorized_keys|config)|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|"
-    r"\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|\bcredential\.helper\b|/etc/shadow|"
+    r"\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow",
+    re.I,
+)
+# A verb acting on what follows (or, passive, on what precedes) in the same clause, in any of the languages
+_ACTS_ON = (
+    r"\b(?:read|reads|reading|cat|less|more|head|tail|grep|copy|copies|copying|cp|scp|rsync|send|sends|upload|"
+    r"post|print|show|dump|echo|add|append|write|put|paste|include|share|attach|commit|push|open|edit|modify|"
+    r"change|replace|overwrite|store|save|move|mv|chmod|chown|base64|encode|source|load|use|using|export|tar|"
+    r"zip|curl|wget|nc|rm|delete|remove|type|get|fetch|check|inspect|leak|forward|e-?mail|mail|need|needs|"
+    r"require|requires|give|hand|provide|supply|create|generate|replace|insert|list|look|view|decode)\b|"
+    r"复制|拷贝|發送|发送|上传|上傳|读取|讀取|打印|输出|輸出|粘贴|添加|写入|寫入|追加|查看|提交|删除|"
+    r"コピー|送信|送って|アップロード|読み|読ん|表示|出力|貼り付け|追加|書き|書い|削除|確認"
+)
+_ACTS_BEFORE = re.compile("(?:" + _ACTS_ON + r")[^.;\n。；]{0,80}$|(?:>>?|\btee\b(?:\s+-a)?)\s*[\"']?$", re.I)
+_ACTS_AFTER = re.compile(
+    r"^[^.;\n。；]{0,40}?(?:\b(?:be|is|are|gets?)\s+(?:\w+\s+)?(?:read|copied|sent|uploaded|added|appended|"
+    r"written|pasted|included|shared|attached|committed|pushed|printed|shown|dumped|exported|encoded|posted|"
+    r"forwarded|e-?mailed|replaced|overwritten|moved|deleted|removed|listed|checked|needed|required)\b|"
+    r"[をに](?:コピー|送信|送|アップロード|読|表示|出力|貼り付|追加|書|削除)|"
+    r"(?:复制|拷贝|发送|發送|上传|上傳|读取|讀取|打印|输出|輸出|粘贴|添加|写入|寫入|追加|删除))",
+    re.I,
+)
+# The rest: commands that print credentials, and verbs that expose or plant secrets, wherever they stand
+CREDENTIALS = re.compile(
+    r"\bcredential\.helper\b|"
     r"\bsecurity\s+find-(?:generic|internet)-password|\bgcloud\s+auth\s+print-access-token|\bgh\s+auth\s+token\b|"
     r"\bprintenv\b|(?:^|[\s;&|(`])env\s*[|>]|`env`|"
-    r"\b(?:print|show|echo|cat|dump|log|send|copy|paste|reveal|share|upload|leak|post|include)\b[^.\n]{0,40}\b"
+    r"(?<![./])\b(?:print|show|echo|cat|dump|log|send|copy|paste|reveal|share|upload|leak|post|include)\b"
+    r"[^.\n]{0,40}\b"  # a verb, not a file's extension or a path's part (`cpolar.log`; the password …)
     + _SECRET
     + r"\b|"
     r"(?:密码|密碼|口令|令牌|密钥|密鑰|凭据|憑據|凭证|api\s*key).{0,20}(?:发送|發送|上传|打印|输出|輸出|告诉|粘贴)|"
@@ -173,10 +200,33 @@ ORDER = re.compile(
 MOSTLY_COPIED = 2 / 3
 
 
+def _touches_file(text: str) -> bool:
+    """A credential file the lesson does something with: a verb acting on it in its clause, a command that
+    names it, or any order at all in the lesson (``TOLD``). A file it only names as where the project keeps
+    something ("runtime files live at … `~/.ssh/id_rsa_x`") is a fact about the project."""
+    found = list(CREDENTIAL_FILES.finditer(text))
+    if not found:
+        return False
+    if TOLD.search(text) or ORDER.search(text):
+        return True
+    for m in found:
+        if _ACTS_BEFORE.search(text[max(0, m.start() - 80) : m.start()]) or _ACTS_AFTER.match(text[m.end() :]):
+            return True
+        span = re.search(r"`[^`\n]*$", text[: m.start()])  # inside a code span that is a command line
+        if span and text.count("`", 0, m.start()) % 2 == 1:
+            inner = (span.group(0)[1:] + text[m.start() :]).split("`", 1)[0]
+            if len(inner.split()) >= 2:
+                return True
+    return False
+
+
 def risks(text: str) -> tuple[str, ...]:
     """The risky things ``text`` tells the agent to do, whoever wrote it: by its words, and by the shapes of
     its commands (``command_shapes``)."""
-    return tuple(dict.fromkeys([*(why for why, test in TESTS if test.search(text)), *shapes(text)]))
+    found = [why for why, test in TESTS if test.search(text)]
+    if _touches_file(text):
+        found.append("touches credentials")
+    return tuple(dict.fromkeys([*found, *shapes(text)]))
 
 
 def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[str, ...]:

@@ -205,7 +205,7 @@ _ADVISED = re.compile(
     r"(?:\b(?:run|running|rerun|use|using|execute|invoke|call|try|type|install|prefer|always|first|must|should|"
     r"need\s+to|have\s+to|do|then|via|source|instead)\b|运行|执行|使用|実行|使う)\s*"
     r"(?:it\s+|the\s+command\s+|again\s+|this\s+)?(?:with\s+|as\s+)?[:：]?\s*$|"
-    r"(?<!fails )(?<!failed )(?<!failing )(?<!errors )(?<!exits )\bwith\s*$",
+    r"(?<!fails )(?<!failed )(?<!failing )(?<!errors )(?<!exits )(?<!configured )(?<!configures )\bwith\s*$",
     re.I,
 )
 
