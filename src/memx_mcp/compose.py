@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .adapters.fastembed import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
+from .adapters.git import GitRepositories
 from .adapters.lance.damage import REPAIR_HINT, explain
 from .adapters.lance.lance import LanceStore
 from .adapters.lance.lock import file_lock
@@ -160,6 +161,7 @@ def open_memory(
         defer_reinforcement=defer_reinforcement,
         refiners=refiner_factory(settings),
         teams=teams,
+        repositories=GitRepositories(),
     )
 
 
