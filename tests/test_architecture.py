@@ -102,7 +102,7 @@ IO_LIBRARIES = {
 }  # fmt: skip
 PURE_PARTS = {"urllib.parse"}  # percent-decoding a string (privacy/sanitizer.py): no I/O
 # What is known to break the rule, each with why; a fixed one must leave this list (the test says so). Empty
-# since git moved to adapters/git.py (ports.Repositories).
+# since git moved to adapters/git.py (ports.Repositories) and the machine's checks to adapters/machine.py.
 KNOWN_IO: set[tuple[str, str]] = set()
 
 

@@ -18,9 +18,9 @@ from .adapters.lance.lance import LanceStore
 from .adapters.lance.lock import file_lock
 from .adapters.lance.repair import RepairResult, repair
 from .adapters.lance.routed import RoutedStore
+from .adapters.machine import unavailable as cannot_load
 from .config import Settings
 from .domain.catalog import E5_CENTRED, E5_MODELS, MINILM, MUSE
-from .domain.catalog import unavailable as cannot_load
 from .domain.errors import MemxError
 from .domain.models import Bullet
 from .native import log_to_stderr, private_files
