@@ -20,6 +20,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section, new_id
@@ -71,7 +72,13 @@ def main() -> None:
             store.add(batch)
         times = []
         for _ in range(3):  # a fresh Memory each time, as a hook's process has
-            memory = Memory(settings, LanceStore(settings.home / "store", MODEL, 384), ReadyEmbedder(None), cwd=repo)
+            memory = Memory(
+                settings,
+                LanceStore(settings.home / "store", MODEL, 384),
+                ReadyEmbedder(None),
+                cwd=repo,
+                repositories=GitRepositories(),
+            )
             started = time.perf_counter()
             memory.current_scope()
             times.append(time.perf_counter() - started)

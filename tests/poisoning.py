@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 
 from memx_mcp.adapters.anthropic import AnthropicRefiner
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.config import Settings
 from memx_mcp.domain.models import Bullet, Status
 from memx_mcp.engine.reflector.readings.episode_writer import MAX_BULLET
@@ -388,7 +389,14 @@ def run_corpus(
         def refiners(model: str, base_url: str, timeout: float, purpose: str = "reflect") -> tuple[Any, str]:
             return (AnthropicRefiner("loopback", model, api.url, timeout), "") if api else (None, "rules")
 
-        memory = Memory(settings, _store(settings), ReadyEmbedder(embedder), cwd=project, refiners=refiners)
+        memory = Memory(
+            settings,
+            _store(settings),
+            ReadyEmbedder(embedder),
+            cwd=project,
+            refiners=refiners,
+            repositories=GitRepositories(),
+        )
         for session in corpus:
             path = folder / session["file"]
             result = memory.reflect(path.read_text(encoding="utf-8"), path=path, mode=reflector)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from memx_mcp.domain.scopes import detect_scope
+from memx_mcp.adapters.git import detect_scope
 
 from .engine.reflector.test_pipeline import EPISODE
 from .engine.reflector.test_session_mode import FIX

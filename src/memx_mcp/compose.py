@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .adapters.fastembed import FastEmbedEmbedder, LazyEmbedder, prepare_shipped_model
+from .adapters.git import GitRepositories
 from .adapters.lance.damage import REPAIR_HINT, explain
 from .adapters.lance.lance import LanceStore
 from .adapters.lance.lock import file_lock
 from .adapters.lance.repair import RepairResult, repair
 from .adapters.lance.routed import RoutedStore
+from .adapters.machine import unavailable as cannot_load
 from .config import Settings
 from .domain.catalog import E5_CENTRED, E5_MODELS, MINILM, MUSE
-from .domain.catalog import unavailable as cannot_load
 from .domain.errors import MemxError
 from .domain.models import Bullet
 from .native import log_to_stderr, private_files
@@ -160,6 +161,7 @@ def open_memory(
         defer_reinforcement=defer_reinforcement,
         refiners=refiner_factory(settings),
         teams=teams,
+        repositories=GitRepositories(),
     )
 
 

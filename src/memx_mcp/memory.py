@@ -15,7 +15,7 @@ from typing import Concatenate, Generic, ParamSpec, TypeVar
 from .config import Settings
 from .domain.models import RecallResult
 from .domain.scopes import Scope
-from .ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, no_refiner
+from .ports import EmbedderSource, EmbedKind, NoRepositories, RefinerFactory, Repositories, Store, Teams, no_refiner
 from .privacy import PrivacySanitizer
 from .usecases import browse, injection, legacy_scopes, maintenance, review, staleness, team, writing
 from .usecases import moment as moments
@@ -58,17 +58,20 @@ class Memory:
         defer_reinforcement: bool = False,
         refiners: RefinerFactory = no_refiner,
         teams: Teams | None = None,
+        repositories: Repositories | None = None,
     ) -> None:
         """``defer_reinforcement``: recall answers first and records its recalls in batches on a background
         thread (the long-running server does this; ``flush`` writes what is pending). ``refiners``: how the
-        LLM is made when the Reflector's mode asks for one (the composition root wires Anthropic's)."""
+        LLM is made when the Reflector's mode asks for one (the composition root wires Anthropic's).
+        ``repositories``: what git says of a folder (the composition root wires ``adapters/git.py``); without
+        it every folder is outside a repository, and the scope is global unless configured."""
         self.deps = Deps(
             settings=settings,
             store=store,
             embedder=embedder,
             sanitizer=sanitizer or PrivacySanitizer(settings.user_patterns),
             clock=clock,
-            workspace=Workspace(settings, cwd or Path.cwd()),
+            workspace=Workspace(settings, cwd or Path.cwd(), repositories=repositories or NoRepositories()),
             refiners=refiners,
             teams=teams,
         )
@@ -235,7 +238,11 @@ class Memory:
 
     reflect = UseCase(reflecting.reflect)
     transcript_file = staticmethod(reflecting.transcript_file)
-    allowed_path = staticmethod(reflecting.allowed_path)
+
+    def allowed_path(self, raw: str, cwd: Path) -> Path:
+        """A transcript path the MCP tool may read (``usecases/reflect.py``), or InvalidInputError."""
+        return reflecting.allowed_path(raw, cwd, self.deps.workspace.repositories)
+
     read_transcript = staticmethod(reflecting.read_transcript)
     inject = UseCase(injection.inject)
     session_context = UseCase(injection.session_context)

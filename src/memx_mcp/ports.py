@@ -1,5 +1,6 @@
-"""The seams between the use cases and the outside world: the store, the embedder, and how a filter on
-bullets is said without the store's query language (``Where``; only the store adapter writes SQL)."""
+"""The seams between the use cases and the outside world: the store, the embedder, the git repositories a
+folder is in, and how a filter on bullets is said without the store's query language (``Where``; only the
+store adapter writes SQL)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from .domain.models import Bullet, Conflict, KnowledgeType, Section, Status
 from .domain.review import ReviewNote
+from .domain.scopes import Checkout
 
 if TYPE_CHECKING:  # the LLM's pydantic shapes load only where an LLM is used
     from .engine.reflector.readings.model import Refiner
@@ -70,6 +73,26 @@ class ReadyEmbedder:
 
     def peek(self) -> Embedder | None:
         return self.embedder
+
+
+class Repositories(Protocol):
+    """What git says of a folder (``adapters/git.py``): the top of the repository it is in, and the facts
+    its project's identity and workspace are decided from (``domain.scopes.scope_of``); None outside one."""
+
+    def root(self, folder: Path) -> Path | None: ...
+
+    def checkout(self, folder: Path) -> Checkout | None: ...
+
+
+class NoRepositories:
+    """Knows no repository: every folder is outside one (its scope is global). What a Memory built without
+    the composition root sees, as ``no_refiner`` is its model."""
+
+    def root(self, folder: Path) -> Path | None:
+        return None
+
+    def checkout(self, folder: Path) -> Checkout | None:
+        return None
 
 
 class WriteTarget(Protocol):

@@ -14,9 +14,10 @@ import pytest
 
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder
 from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.adapters.machine import e5_unavailable
 from memx_mcp.compose import choose_model, make_embedder
 from memx_mcp.config import Settings
-from memx_mcp.domain.catalog import E5_SMALL, MINILM, e5_unavailable
+from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder, ReadyEmbedder
 

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from memx_mcp.adapters.lance.lance import LanceStore
+from memx_mcp.adapters.machine import muse_unavailable
 from memx_mcp.compose import choose_model
 from memx_mcp.config import Settings
-from memx_mcp.domain.catalog import MINILM, MUSE, MUSE_CURATOR_CJK, muse_no_build, muse_unavailable
+from memx_mcp.domain.catalog import MINILM, MUSE, MUSE_CURATOR_CJK, muse_no_build
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder, ReadyEmbedder
 

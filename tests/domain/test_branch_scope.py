@@ -6,7 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from memx_mcp.domain.scopes import Scope, detect_scope
+from memx_mcp.adapters.git import detect_scope
+from memx_mcp.domain.scopes import Scope
 
 from ..helpers import env_for, script
 

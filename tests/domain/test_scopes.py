@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.git import detect_scope
 from memx_mcp.domain.errors import InvalidScopeError
-from memx_mcp.domain.scopes import Scope, detect_scope, parse_scope, safe_name
+from memx_mcp.domain.scopes import Scope, parse_scope, safe_name
 
 
 def test_long_forms_round_trip() -> None:

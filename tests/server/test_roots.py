@@ -12,7 +12,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from memx_mcp.domain.scopes import detect_scope
+from memx_mcp.adapters.git import detect_scope
 from memx_mcp.server.roots import folder_of
 
 from ..helpers import env_for, script

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.domain.errors import InvalidScopeError
@@ -76,7 +77,14 @@ def old_store(data: Path, embedder: FastEmbedEmbedder, clock: Clock, where: Path
     """Bullets stored under the bare name, as the code before identities did (from a folder outside git,
     so no identity exists yet to resolve the short name to). Returns each lesson's id."""
     settings = Settings(home=data, llm_backend="none")
-    memory = Memory(settings, LanceStore(data / "store", MODEL, 384), ReadyEmbedder(embedder), clock=clock, cwd=where)
+    memory = Memory(
+        settings,
+        LanceStore(data / "store", MODEL, 384),
+        ReadyEmbedder(embedder),
+        clock=clock,
+        cwd=where,
+        repositories=GitRepositories(),
+    )
     ids = {}
     for text, scope, origin in (
         (ACME_LESSON, "project:api", "session:s-acme · steps 3,4 · claude-code"),
@@ -91,7 +99,7 @@ def old_store(data: Path, embedder: FastEmbedEmbedder, clock: Clock, where: Path
 def memory_in(data: Path, embedder: FastEmbedEmbedder, clock: Clock, cwd: Path) -> Memory:
     settings = Settings(home=data, llm_backend="none")
     store = LanceStore(data / "store", MODEL, 384)
-    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=cwd)
+    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=cwd, repositories=GitRepositories())
 
 
 def scopes_of(memory: Memory) -> dict[str, str]:
@@ -138,7 +146,14 @@ def test_a_repository_without_a_remote_takes_its_old_bullets_by_its_first_commit
     transcript(home, "s-notes", notes)
     data = tmp_path / "memx"
     settings = Settings(home=data, llm_backend="none")
-    old = Memory(settings, LanceStore(data / "store", MODEL, 384), ReadyEmbedder(embedder), clock=clock, cwd=home)
+    old = Memory(
+        settings,
+        LanceStore(data / "store", MODEL, 384),
+        ReadyEmbedder(embedder),
+        clock=clock,
+        cwd=home,
+        repositories=GitRepositories(),
+    )
     a = old.remember(ACME_LESSON, scope="project:notes", origin="session:s-notes · claude-code").bullet
     b = old.remember(ACME_BRANCH, scope="project:notes", origin="session:s-notes · claude-code").bullet
     conflict = Conflict("c_0123456789abcdef", a.id, b.id, 0.8, "contradiction", ("x",), "project:notes", clock())
@@ -168,7 +183,14 @@ def test_a_short_project_name_and_memx_scope_still_work_after_the_move(
     with pytest.raises(InvalidScopeError, match="several projects"):
         elsewhere.resolve_scope("project:api")
     configured = Settings(home=data, llm_backend="none", scope="project:api")  # MEMX_SCOPE=project:api
-    pinned = Memory(configured, inside.deps.store, ReadyEmbedder(embedder), clock=clock, cwd=machine["acme"])
+    pinned = Memory(
+        configured,
+        inside.deps.store,
+        ReadyEmbedder(embedder),
+        clock=clock,
+        cwd=machine["acme"],
+        repositories=GitRepositories(),
+    )
     assert str(pinned.current_scope()) == "project:api@github.com/acme"
 
 
@@ -285,7 +307,12 @@ def test_a_bullet_taught_in_both_clones_belongs_to_neither_alone(
     data = machine["data"]
     settings = Settings(home=data, llm_backend="none")
     old = Memory(
-        settings, LanceStore(data / "store", MODEL, 384), ReadyEmbedder(embedder), clock=clock, cwd=data.parent
+        settings,
+        LanceStore(data / "store", MODEL, 384),
+        ReadyEmbedder(embedder),
+        clock=clock,
+        cwd=data.parent,
+        repositories=GitRepositories(),
     )
     both = old.remember(ACME_LESSON, scope="project:api", origin="session:s-acme session:s-evil").bullet
     for clone in ("evil", "acme"):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.config import Settings
 from memx_mcp.domain.errors import InvalidInputError
 from memx_mcp.domain.models import Status
@@ -79,7 +80,7 @@ def test_a_password_seen_in_a_url_is_masked_where_a_bullet_repeats_it_bare(memor
 @pytest.mark.parametrize("bad", ["/etc/passwd", "/root/../etc/shadow", "~/notes.jsonl", "/tmp/session.jsonl"])
 def test_reflect_paths_outside_allowed_folders_are_refused(bad: str, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="only from the clients' session folders"):
-        allowed_path(bad, tmp_path)
+        allowed_path(bad, tmp_path, GitRepositories())
 
 
 @pytest.mark.parametrize(
@@ -97,10 +98,10 @@ def test_the_project_repository_is_a_transcript_root_but_never_the_root_or_home(
     (repo / "notes").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / "notes" / "s.txt").write_text("User: hi")
-    assert allowed_path(str(repo / "notes" / "s.txt"), repo) == (repo / "notes" / "s.txt").resolve()
+    assert allowed_path(str(repo / "notes" / "s.txt"), repo, GitRepositories()) == (repo / "notes" / "s.txt").resolve()
     monkeypatch.setenv("HOME", str(repo))  # a dotfiles repository in the home folder
     with pytest.raises(InvalidInputError, match="session folders"):
-        allowed_path(str(repo / "notes" / "s.txt"), repo)
+        allowed_path(str(repo / "notes" / "s.txt"), repo, GitRepositories())
 
 
 def test_a_transcript_claiming_another_sessions_id_does_not_mark_that_session(memory: Memory, tmp_path: Path) -> None:

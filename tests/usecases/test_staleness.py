@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from memx_mcp.adapters.fastembed import FastEmbedEmbedder
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.adapters.lance.lance import LanceStore
 from memx_mcp.config import Settings
 from memx_mcp.memory import Memory
@@ -37,7 +38,7 @@ def test_a_bullet_naming_a_deleted_file_is_not_injected_and_is_marked_stale(
     git(repo, "-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-qm", "first")
     settings = Settings(home=tmp_path / "home", llm_backend="none")
     store = LanceStore(settings.home / "store", MODEL, 384)
-    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=repo)
+    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=repo, repositories=GitRepositories())
     for fact in (DEPLOY, DEBUG, "Use pnpm in this repository, never npm"):
         memory.remember(fact)
     text, _ = session_context(memory.deps, budget=800)
@@ -85,7 +86,7 @@ def test_a_lesson_carrying_confirmed_as_a_hashtag_or_a_tag_is_still_held_back_on
     repo = _repo_with_lint_script(tmp_path)
     settings = Settings(home=tmp_path / "home", llm_backend="none")
     store = LanceStore(settings.home / "store", MODEL, 384)
-    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=repo)
+    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=repo, repositories=GitRepositories())
     # the doors a lesson reaches the store by: a hashtag in its text (what the Reflector keeps), tags an MCP
     # client or a model sends with remember, a record imported from a file
     told = memory.remember(LESSON, tags=["confirmed", "＃Confirmed", "STALE", "memx:confirmed", "lint"]).bullet
@@ -114,7 +115,7 @@ def test_a_confirmed_tag_an_older_store_took_from_a_lesson_s_hashtag_is_not_trus
     repo = _repo_with_lint_script(tmp_path)
     settings = Settings(home=tmp_path / "home", llm_backend="none")
     store = LanceStore(settings.home / "store", MODEL, 384)
-    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=repo)
+    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=repo, repositories=GitRepositories())
     learned = memory.remember(LESSON).bullet
     # as the code before issue 31 stored it: the hashtag became the tag `confirmed`
     store.upsert([learned.with_changes(tags=(*learned.tags, "confirmed"))])
@@ -128,7 +129,7 @@ def test_a_lesson_merged_into_a_confirmed_bullet_does_not_carry_the_confirmation
 ) -> None:
     settings = Settings(home=tmp_path / "home", llm_backend="none", merge_strategy="merge_content")
     store = LanceStore(settings.home / "store", MODEL, 384)
-    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path)
+    memory = Memory(settings, store, ReadyEmbedder(embedder), clock=clock, cwd=tmp_path, repositories=GitRepositories())
     first = memory.remember(DEPLOY).bullet
     assert "memx:confirmed" in memory.confirm(first.id).tags
     again = memory.remember(DEPLOY + " The script also deletes scripts/old_release.sh when it is done.")

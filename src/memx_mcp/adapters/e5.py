@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..domain.catalog import E5_CENTRED, E5_SMALL, e5_unavailable
+from ..domain.catalog import E5_CENTRED, E5_SMALL
 from ..domain.errors import EmbedderUnavailable
 from ..text.language import text_language
+from .machine import e5_unavailable
 
 CENTRING_FILE = Path(__file__).with_name("e5_centring_v1.npz")
 LANGUAGES = ("en", "zh", "ja")

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from ..domain.catalog import MUSE, muse_unavailable
+from ..domain.catalog import MUSE
 from ..domain.errors import EmbedderUnavailable
+from .machine import muse_unavailable
 
 
 class MuseEmbedder:

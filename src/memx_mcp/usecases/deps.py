@@ -17,14 +17,24 @@ from typing import Any
 from ..config import Settings
 from ..domain.catalog import spec
 from ..domain.projects import where
-from ..domain.scopes import Scope, detect_scope, parse_scope
+from ..domain.scopes import Scope, parse_scope, scope_of
 from ..engine.curator import CuratorParams
 from ..engine.decay import DecayParams
 from ..engine.retrieval import RetrievalParams
 from ..engine.retrieval.fusion import FusionParams
 from ..engine.retrieval.generator import TermsCache
 from ..engine.retrieval.ranking import RankingWeights
-from ..ports import EmbedderSource, EmbedKind, RefinerFactory, Store, Teams, embed, no_refiner
+from ..ports import (
+    EmbedderSource,
+    EmbedKind,
+    NoRepositories,
+    RefinerFactory,
+    Repositories,
+    Store,
+    Teams,
+    embed,
+    no_refiner,
+)
 from ..privacy import PrivacySanitizer
 
 log = logging.getLogger(__name__)
@@ -91,6 +101,7 @@ class Workspace:
     settings: Settings
     cwd: Path
     from_client: bool = False  # the folder came from the MCP client's roots
+    repositories: Repositories = field(default_factory=NoRepositories)  # git, wired by the composition root
     _current: Scope | None = None
     known: Callable[[], Iterable[str]] = tuple  # the stored scopes, for a project's short name
     on_meet: Callable[[Scope], None] | None = None  # a detected project, first met (its old name's bullets)
@@ -98,7 +109,7 @@ class Workspace:
 
     def current(self) -> Scope:
         if self._current is None:
-            detected = detect_scope(self.cwd)
+            detected = self.detect(self.cwd)
             if self.settings.scope:
                 self._current = parse_scope(self.settings.scope, detected, _Lazy(self.known))
             else:
@@ -106,6 +117,10 @@ class Workspace:
                 if self.on_meet is not None:
                     self.on_meet(detected)
         return self._current
+
+    def detect(self, folder: Path) -> Scope:
+        """The scope of the repository ``folder`` is in (``domain.scopes.scope_of``), whatever is configured."""
+        return scope_of(self.repositories.checkout(folder))
 
     def resolve(self, scope: str | None) -> Scope:
         current = self.current()

@@ -36,7 +36,7 @@ from pathlib import Path
 from ..domain.errors import InvalidScopeError
 from ..domain.models import Bullet
 from ..domain.projects import is_identity
-from ..domain.scopes import Scope, detect_scope
+from ..domain.scopes import Scope
 from ..files import atomic_write
 from ..ports import Store, Where
 from .deps import Deps
@@ -76,7 +76,8 @@ class Sessions:
     """The clients' transcripts on this machine, found by the key memx recorded as a bullet's origin, and
     the folder each ran in; read once per move."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, detect: Callable[[Path], Scope]) -> None:
+        self.detect = detect  # the scope of a folder's repository (``Workspace.detect``)
         self.by_key: dict[str, Path] = {}
         for folder in SESSION_FOLDERS:
             root = home / folder
@@ -103,7 +104,7 @@ class Sessions:
             return None
         if cwd not in self._folders:
             folder = Path(cwd)
-            self._folders[cwd] = detect_scope(folder).project_scope() if folder.is_dir() else None
+            self._folders[cwd] = self.detect(folder).project_scope() if folder.is_dir() else None
         return self._folders[cwd]
 
 
@@ -134,7 +135,7 @@ def meet(deps: Deps, here: Scope) -> Move | None:
     with deps.store.write_lock(wait=LOCK_WAIT):  # busy: the next process looks (StoreBusyError, logged)
         done = None
         if legacy_scopes(_own(deps).column_counts("scope"), here):
-            sessions = Sessions(Path.home())
+            sessions = Sessions(Path.home(), deps.workspace.detect)
             done = _move(deps, here, lambda b: _taught_here(b, sessions, project))
         _record(deps, here, legacy_scopes(_own(deps).column_counts("scope"), here))
     return done

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from ..domain.errors import InvalidInputError
 from ..domain.models import Bullet, RememberResult, Status
 from ..domain.review import MAX_EXCERPT_CHARS, ReviewNote, waits
-from ..domain.scopes import Scope, detect_scope
+from ..domain.scopes import Scope
 from ..engine.reflector.readings import registry
-from ..ports import Where
+from ..ports import Repositories, Where
 from ..text.clip import head_and_tail
 from ..text.inert import inert
 from .deps import Deps
@@ -93,24 +93,22 @@ def transcript_file(raw: str | Path, cwd: Path) -> Path:
     return path
 
 
-def transcript_roots(cwd: Path) -> list[Path]:
+def transcript_roots(cwd: Path, repositories: Repositories) -> list[Path]:
     """Where the MCP tool may read transcripts: the clients' session folders and the project's repository
     (never the file system's root or the home folder as such: a server started in / or ~ gets no more)."""
-    from ..domain.scopes import repository_root
-
     home = Path.home().resolve()
     roots = [(home / folder).resolve() for folder in SESSION_FOLDERS]
-    project = repository_root(cwd)
+    project = repositories.root(cwd)
     if project is not None and not (project == home or project in home.parents or project == Path(project.anchor)):
         roots.append(project.resolve())
     return roots
 
 
-def allowed_path(raw: str, cwd: Path) -> Path:
+def allowed_path(raw: str, cwd: Path, repositories: Repositories) -> Path:
     """A transcript path the MCP tool may read: under a client's session folder or the project's repository,
     never a credential file. ``memx reflect FILE`` reads any other file its user names."""
     path = transcript_file(raw, cwd)
-    roots = transcript_roots(cwd)
+    roots = transcript_roots(cwd, repositories)
     if not any(path.is_relative_to(r) for r in roots):
         folders = ", ".join("~/" + f for f in SESSION_FOLDERS)
         raise InvalidInputError(
@@ -210,7 +208,7 @@ def _scope_for(deps: Deps, scope: str | None, cwd: str) -> Scope:
     if scope and scope.strip():
         return deps.workspace.resolve(scope)
     if cwd and _is_dir(cwd):
-        return detect_scope(Path(cwd)).project_scope()
+        return deps.workspace.detect(Path(cwd)).project_scope()
     return deps.workspace.current().project_scope()
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from ..domain.errors import NotFoundError
 from ..domain.models import Bullet
-from ..domain.scopes import repository_root
 from ..domain.tags import CONFIRMED, STALE, state_of
 from ..engine.staleness import stale_reason
 from .deps import Deps
@@ -68,7 +67,7 @@ class WorkingTree:
 
 
 def _tree(deps: Deps) -> WorkingTree | None:
-    root = repository_root(deps.workspace.cwd)
+    root = deps.workspace.repositories.root(deps.workspace.cwd)
     if root is None:
         return None
     trees: dict[Path, WorkingTree] = deps.caches.setdefault("working_trees", {})

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memx_mcp.adapters.git import GitRepositories
 from memx_mcp.adapters.lance.routed import RoutedStore, TeamScopes
 from memx_mcp.adapters.lance.team import TeamStore
 from memx_mcp.cli.doctor import _team as doctor_team_line
@@ -70,7 +71,15 @@ def machine(settings: Settings, embedder: Embedder, clock: Clock | None = None) 
     store = open_store(settings)
     assert isinstance(store, RoutedStore)
     OPEN.append(store)
-    return Memory(settings, store, ReadyEmbedder(embedder), clock=clock or Clock(), cwd=settings.home, teams=store)
+    return Memory(
+        settings,
+        store,
+        ReadyEmbedder(embedder),
+        clock=clock or Clock(),
+        cwd=settings.home,
+        teams=store,
+        repositories=GitRepositories(),
+    )
 
 
 def routed(memory: Memory) -> RoutedStore:
@@ -362,7 +371,13 @@ def test_keyword_candidates_come_from_the_copy_so_a_keyword_only_recall_works_wi
     finally:
         server.stop()
     assert not team_of(m).sync()
-    keywords_only = Memory(m.settings, m.store, ReadyEmbedder(None, "the model is away"), cwd=m.settings.home)
+    keywords_only = Memory(
+        m.settings,
+        m.store,
+        ReadyEmbedder(None, "the model is away"),
+        cwd=m.settings.home,
+        repositories=GitRepositories(),
+    )
     found = keywords_only.recall("make test-api redis")
     assert found.mode == "keyword-only"
     assert found.hits and found.hits[0].bullet.id == stored.bullet.id
@@ -396,7 +411,9 @@ def test_a_bare_team_scope_keeps_the_team_s_rows_and_the_repository_says_which_s
     store = open_store(settings)
     assert isinstance(store, RoutedStore)
     OPEN.append(store)
-    here = Memory(settings, store, ReadyEmbedder(embedder), clock=Clock(), cwd=repo, teams=store)
+    here = Memory(
+        settings, store, ReadyEmbedder(embedder), clock=Clock(), cwd=repo, teams=store, repositories=GitRepositories()
+    )
     why = here.scope_reason()
     assert str(here.current_scope().project_scope()) == "project:api@github.com/acme"
     assert here.store.get([shared.id])[0].scope == "project:api"  # the team's row stays where the team put it
