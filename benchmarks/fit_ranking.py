@@ -62,7 +62,11 @@ def features_of(memory: Memory, query: str, scope: str, gold: set[str], clock: A
     deps = memory.deps
     saved, saved_clock = deps.retrieval, deps.clock
     deps.retrieval = dataclasses.replace(
-        saved, ranking=shipped_ranking(), trace=trace, min_relevance=0.0, **CONTEXT  # type: ignore[arg-type]
+        saved,
+        ranking=shipped_ranking(),
+        trace=trace,
+        min_relevance=0.0,
+        **CONTEXT,  # type: ignore[arg-type]
     )
     if clock is not None:
         deps.clock = lambda: clock
