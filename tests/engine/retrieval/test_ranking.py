@@ -23,7 +23,7 @@ from memx_mcp.engine.retrieval.ranking import (
 )
 from memx_mcp.memory import Memory
 from memx_mcp.text.stems import STOP_LIST, names, query_stems, stem_counts
-from memx_mcp.usecases.deps import retrieval_params, shipped_ranking
+from memx_mcp.usecases.deps import retrieval_params, shipped_ranking, with_learned_ranking
 
 WEIGHTS = Path(__file__).parents[3] / "src" / "memx_mcp" / "engine" / "retrieval" / "ranking_weights.json"
 
@@ -119,9 +119,14 @@ def test_both_rankings_put_the_bullet_that_answers_first_and_explain_a_final_sco
         assert s.final == pytest.approx(s.blended * s.decay_effect * s.recency * s.scope)
 
 
-def test_a_candidate_with_no_evidence_scores_under_min_relevance_so_the_floor_filters_again(tmp_path: Path) -> None:
+def test_a_candidate_with_no_evidence_scores_under_the_learned_rankings_own_relevance_floor(tmp_path: Path) -> None:
     # fitted on the score memx ranks by, the intercept is free: nothing matched means a score under the floor
-    floor = retrieval_params(Settings(home=tmp_path)).min_relevance
+    # shipped with the weights, which takes the place of min_relevance (on SPEC's scale) under the learned ranking
+    learned = retrieval_params(Settings(home=tmp_path, ranking="learned"))
+    floor = shipped_ranking().min_relevance
+    assert floor is not None and learned.min_relevance == floor
+    assert retrieval_params(Settings(home=tmp_path)).min_relevance == Settings(home=tmp_path).min_relevance
+    assert with_learned_ranking(retrieval_params(Settings(home=tmp_path))) == learned
     assert relevance(features(), shipped_ranking()) < floor
     assert relevance(features(semantic=0.6, bm25_context=0.5, exact=0.5), shipped_ranking()) > floor
 
