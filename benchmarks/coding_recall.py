@@ -68,9 +68,9 @@ def main() -> None:
         if name == "spec":
             memory.deps.retrieval = dataclasses.replace(shipped, ranking=None)
         else:
-            from memx_mcp.usecases.deps import shipped_ranking
+            from memx_mcp.usecases.deps import with_learned_ranking
 
-            memory.deps.retrieval = dataclasses.replace(shipped, ranking=shipped_ranking())
+            memory.deps.retrieval = with_learned_ranking(shipped)
         for split in ("tune", "heldout"):
             print(f"{name:8} {split:8} {summary(ranks(memory, facts, split))}")
     memory.deps.retrieval = shipped

@@ -86,9 +86,11 @@ def main() -> None:
     memory, queries = build()
     shipped = memory.deps.retrieval
     for name in ("spec", "learned") if args.ranking == "both" else (args.ranking,):
-        from memx_mcp.usecases.deps import shipped_ranking
+        from memx_mcp.usecases.deps import with_learned_ranking
 
-        memory.deps.retrieval = dataclasses.replace(shipped, ranking=None if name == "spec" else shipped_ranking())
+        memory.deps.retrieval = (
+            dataclasses.replace(shipped, ranking=None) if name == "spec" else with_learned_ranking(shipped)
+        )
         answered = [q for q in queries if q["expected_tags"]]  # the 5 "negative" queries have no answer
         train = [rank(memory, q) for q in answered if not held_out(q)]
         held = [rank(memory, q) for q in answered if held_out(q)]

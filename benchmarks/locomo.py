@@ -49,7 +49,7 @@ from memx_mcp.config import Settings
 from memx_mcp.domain.catalog import E5_SMALL, MINILM
 from memx_mcp.engine.retrieval import RetrievalParams
 from memx_mcp.memory import Memory
-from memx_mcp.usecases.deps import shipped_ranking
+from memx_mcp.usecases.deps import with_learned_ranking
 
 DATA = Path(__file__).parent / "data" / "locomo" / "locomo10.json"
 TUNED = range(0, 5)
@@ -213,7 +213,7 @@ def run(
                 dataclasses.replace(shipped, decay=dataclasses.replace(shipped.decay, half_life_days=1e9)),
             )
         rankers[f"memx recall ({protocol}, SPEC's blend: MEMX_RANKING=spec)"] = timed_recall(memory, clocks, blend)
-        learned = dataclasses.replace(shipped, ranking=shipped_ranking())  # MEMX_RANKING=learned
+        learned = with_learned_ranking(shipped)  # MEMX_RANKING=learned
         rankers[f"memx recall ({protocol}, learned ranking: MEMX_RANKING=learned)"] = timed_recall(
             memory, clocks, learned
         )

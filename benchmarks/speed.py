@@ -38,7 +38,7 @@ from memx_mcp.domain.catalog import E5_SMALL, MINILM, MUSE, spec
 from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.memory import Memory
 from memx_mcp.ports import Embedder
-from memx_mcp.usecases.deps import shipped_ranking
+from memx_mcp.usecases.deps import with_learned_ranking
 
 TOOLS = "pytest docker redis npm git nginx postgres kafka celery django react vite cargo terraform kubectl uv".split()
 VERBS = "run set use avoid enable disable pin raise lower restart clear rebuild".split()
@@ -199,7 +199,7 @@ def measure(size: int, model: str, count: int, apart: float) -> None:
     queries = [f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?" for _ in range(count)]
     memory.recall(queries[0], scope="project:p1")  # warm
     blend = dataclasses.replace(memory.deps.retrieval, ranking=None)
-    learned = dataclasses.replace(memory.deps.retrieval, ranking=shipped_ranking())
+    learned = with_learned_ranking(memory.deps.retrieval)
     recall: list[float] = []
     spec: list[float] = []
     for n, q in enumerate(queries):  # the learned ranking and SPEC's blend alternate, so that load hits both

@@ -3,6 +3,7 @@ parameters (made from Settings here and nowhere else) and the workspace that dec
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -67,6 +68,9 @@ def decay_params(settings: Settings) -> DecayParams:
 
 
 def retrieval_params(settings: Settings) -> RetrievalParams:
+    """The Generator's parameters from the settings. Under the learned ranking, the relevance floor is the
+    one shipped with its weights (``min_relevance`` is on SPEC's Blended scale)."""
+    ranking = shipped_ranking() if settings.ranking == "learned" else None
     return RetrievalParams(
         fusion=FusionParams(
             keyword_weight=settings.keyword_weight,
@@ -80,9 +84,19 @@ def retrieval_params(settings: Settings) -> RetrievalParams:
         ),
         decay=decay_params(settings),
         candidate_limit=settings.candidate_limit,
-        min_relevance=settings.min_relevance,
-        ranking=shipped_ranking() if settings.ranking == "learned" else None,
+        min_relevance=settings.min_relevance
+        if ranking is None or ranking.min_relevance is None
+        else ranking.min_relevance,
+        ranking=ranking,
     )
+
+
+def with_learned_ranking(params: RetrievalParams) -> RetrievalParams:
+    """``params`` with the shipped learned ranking and its relevance floor (what ``MEMX_RANKING=learned``
+    gives): how the benchmarks rank one store both ways."""
+    ranking = shipped_ranking()
+    floor = params.min_relevance if ranking.min_relevance is None else ranking.min_relevance
+    return dataclasses.replace(params, ranking=ranking, min_relevance=floor)
 
 
 @cache

@@ -3,13 +3,16 @@ and SPEC's formula one setting away."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from memx_mcp.config import Settings
 from memx_mcp.domain.errors import InvalidInputError
+from memx_mcp.domain.models import Bullet
 from memx_mcp.engine.retrieval.fusion import FusionParams, fuse, fuse_learned
 from memx_mcp.engine.retrieval.ranking import (
     FEATURES,
@@ -20,7 +23,7 @@ from memx_mcp.engine.retrieval.ranking import (
 )
 from memx_mcp.memory import Memory
 from memx_mcp.text.stems import STOP_LIST, names, query_stems, stem_counts
-from memx_mcp.usecases.deps import retrieval_params, shipped_ranking
+from memx_mcp.usecases.deps import retrieval_params, shipped_ranking, with_learned_ranking
 
 WEIGHTS = Path(__file__).parents[3] / "src" / "memx_mcp" / "engine" / "retrieval" / "ranking_weights.json"
 
@@ -46,9 +49,10 @@ def test_a_feature_with_a_positive_weight_only_ever_raises_relevance() -> None:
     for i, name in enumerate(FEATURES):
         low, high = [0.2] * len(FEATURES), [0.2] * len(FEATURES)
         high[i] = 0.8
-        if m.weights[i] > 0:
+        # (a weight within 1e-9 of 0: a feature that never varies in training, keyword_only; it moves nothing)
+        if m.weights[i] > 1e-9:
             assert relevance(high, m) > relevance(low, m), name
-        elif m.weights[i] < 0:
+        elif m.weights[i] < -1e-9:
             assert relevance(high, m) < relevance(low, m), name
 
 
@@ -113,3 +117,39 @@ def test_both_rankings_put_the_bullet_that_answers_first_and_explain_a_final_sco
         assert hits and "pytest-xdist" in hits[0].bullet.content, ranking
         s = hits[0].score
         assert s.final == pytest.approx(s.blended * s.decay_effect * s.recency * s.scope)
+
+
+def test_a_candidate_with_no_evidence_scores_under_the_learned_rankings_own_relevance_floor(tmp_path: Path) -> None:
+    # fitted on the score memx ranks by, the intercept is free: nothing matched means a score under the floor
+    # shipped with the weights, which takes the place of min_relevance (on SPEC's scale) under the learned ranking
+    learned = retrieval_params(Settings(home=tmp_path, ranking="learned"))
+    floor = shipped_ranking().min_relevance
+    assert floor is not None and learned.min_relevance == floor
+    assert retrieval_params(Settings(home=tmp_path)).min_relevance == Settings(home=tmp_path).min_relevance
+    assert with_learned_ranking(retrieval_params(Settings(home=tmp_path))) == learned
+    assert relevance(features(), shipped_ranking()) < floor
+    assert relevance(features(semantic=0.6, bm25_context=0.5, exact=0.5), shipped_ranking()) > floor
+
+
+def test_the_fit_reads_each_candidates_features_and_the_multipliers_its_relevance_is_ranked_by(
+    memory: Memory,
+) -> None:
+    memory.remember("Use pytest -n auto (pytest-xdist) to run the test suite in parallel", scope="project:demo")
+    memory.remember("The staging database is reset every Sunday night", scope="project:demo")
+    seen: dict[str, tuple[tuple[float, ...], float]] = {}
+
+    def trace(bullet: Bullet, f: Sequence[float], multiplier: float) -> None:
+        seen[bullet.content] = (tuple(f), multiplier)
+
+    memory.settings = Settings(home=memory.settings.home, scope="project:demo", ranking="learned")
+    memory.deps.retrieval = dataclasses.replace(memory.deps.retrieval, trace=trace, min_relevance=0.0)
+    hits = memory.recall("how do I run the tests in parallel?", reinforce=False).hits
+    assert {h.bullet.content for h in hits} <= set(seen)
+    for h in hits:
+        f, multiplier = seen[h.bullet.content]
+        assert len(f) == len(FEATURES)
+        assert h.score.blended == pytest.approx(relevance(f, shipped_ranking()))
+        assert h.score.final == pytest.approx(h.score.blended * multiplier)
+    best = seen[hits[0].bullet.content][0]
+    assert "pytest-xdist" in hits[0].bullet.content
+    assert best[FEATURES.index("semantic")] > 0.3 and best[FEATURES.index("bm25")] > 0

@@ -77,9 +77,10 @@ class RetrievalParams:
     context_expand: int = 10  # the best candidates whose neighbours become candidates too
     # The learned ranking (``ranking.py``) in place of SPEC's blend; None: SPEC §7's formula.
     ranking: RankingWeights | None = None
-    # Called with each scored candidate and its features under the learned ranking (the last call for a
-    # bullet is its final scoring): how benchmarks/fit_ranking.py reads them. Never set in memx itself.
-    trace: Callable[[Bullet, Sequence[float]], None] | None = field(default=None, compare=False)
+    # Called with each scored candidate, its features under the learned ranking and the product of the
+    # multipliers (Decay's effect, recency, scope) its relevance is multiplied by (the last call for a bullet
+    # is its final scoring): how benchmarks/fit_ranking.py reads them. Never set in memx itself.
+    trace: Callable[[Bullet, Sequence[float], float], None] | None = field(default=None, compare=False)
 
 
 QueryVector = Sequence[float] | Callable[[], Sequence[float] | None] | None
@@ -268,11 +269,11 @@ def score_bullet(
             named,
             in_named,
         )
-        if params.trace is not None:
-            params.trace(bullet, features)
         score = fuse_learned(
             l1, l2, l3, semantic, relevance(features, params.ranking), decay, recency, scope, params.fusion
         )
+        if params.trace is not None:
+            params.trace(bullet, features, score.decay_effect * recency * scope)
     return Hit(bullet=bullet, score=score, tokens=estimate_tokens(bullet.content))
 
 

@@ -44,6 +44,9 @@ class RankingWeights:
     scale: float = 1.0
     shift: float = 0.0
     version: str = ""
+    # the relevance a hit needs under this ranking (``RetrievalParams.min_relevance`` on its scale; None:
+    # the setting's, which is on SPEC's Blended scale)
+    min_relevance: float | None = None
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURES):
@@ -61,6 +64,7 @@ class RankingWeights:
             scale=float(data.get("scale", 1.0)),
             shift=float(data.get("shift", 0.0)),
             version=str(data.get("version", "")),
+            min_relevance=None if data.get("min_relevance") is None else float(data["min_relevance"]),
         )
 
 
