@@ -1,7 +1,9 @@
 """The prompt gate (issue 33 point 2): is any stored bullet relevant to this prompt?
 
-Three labelled sets of prompts, each asked of its store with the hook's own recall (5 results, 400 tokens,
-no ``min_relevance`` cut: the gate decides), every hit kept with its score breakdown and text:
+Three labelled sets of prompts, each asked of its store with the hook's own recall (5 results, 400 tokens);
+``collect`` keeps every hit with its score breakdown and text (no ``min_relevance`` cut), ``fit`` uses the
+hits the hook sees (blended >= ``min_relevance``), ``measure`` runs the production functions
+(``relevant_hits`` for the gate, the fifth round's floor beside it):
 
 - ``real``: `data/prompt_floor_real.jsonl` (fifth round; its held-out half was measured once at the shipped
   floor, so it is reported here as "seen before", never used to fit);
@@ -11,8 +13,9 @@ no ``min_relevance`` cut: the gate decides), every hit kept with its score break
   of five reflected sessions and 24 facts; its held-out half was measured in an earlier round: "seen").
 
     python benchmarks/prompt_gate.py collect --part tune     # hits of every tune prompt -> /tmp/memx-gate/
-    python benchmarks/prompt_gate.py fit                     # cross-validated fit on tune, the curve, weights
-    python benchmarks/prompt_gate.py measure --part heldout  # collect held-out hits and measure the shipped gate
+    python benchmarks/prompt_gate.py fit [--write]           # cross-validated fit on tune, the curve, weights
+    python benchmarks/prompt_gate.py measure --part tune     # the shipped gate on tune (in-sample)
+    python benchmarks/prompt_gate.py measure --part heldout  # once, at the end: the held-out parts
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import dataclasses
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,7 @@ from memx_mcp.compose import open_memory
 from memx_mcp.config import load_settings
 from memx_mcp.domain.inputs import MAX_QUERY_CHARS
 from memx_mcp.engine.retrieval import gate
+from memx_mcp.usecases.injection import prompt_hits, relevant_hits
 from memx_mcp.usecases.recall import recall
 from memx_mcp.usecases.reflect import read_transcript, reflect
 
@@ -71,7 +75,12 @@ def _labels(path: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
     return {(r["repo"], r["session"], r["prompt"]): r for r in rows}
 
 
-def _from_walk(name: str, walk: Iterator[dict[str, object]], labels: Path, part: str) -> Iterator[dict[str, Any]]:
+Scorer = Callable[[Any, str], list[dict[str, Any]]]
+
+
+def _from_walk(
+    name: str, walk: Iterator[dict[str, object]], labels: Path, part: str, score: Scorer
+) -> Iterator[dict[str, Any]]:
     labelled = _labels(labels)
     for row in walk:
         if row["split"] != part:
@@ -80,7 +89,7 @@ def _from_walk(name: str, walk: Iterator[dict[str, object]], labels: Path, part:
         if key not in labelled:
             continue
         relevant = set(labelled[key]["relevant"])
-        hits = hits_of(row["memory"], str(row["prompt"]))
+        hits = score(row["memory"], str(row["prompt"]))
         for h in hits:
             h["relevant"] = h["text"] in relevant
         yield {
@@ -94,7 +103,7 @@ def _from_walk(name: str, walk: Iterator[dict[str, object]], labels: Path, part:
         }
 
 
-def _synthetic(home: Path, part: str) -> Iterator[dict[str, Any]]:
+def _synthetic(home: Path, part: str, score: Scorer) -> Iterator[dict[str, Any]]:
     facts = [json.loads(x) for x in (DATA / "prompt_floor.jsonl").read_text(encoding="utf-8").splitlines() if x]
     others = [json.loads(x) for x in (DATA / "prompt_floor_unrelated.jsonl").read_text("utf-8").splitlines() if x]
     memory = open_memory(load_settings(home=home, scope="project:app"), cwd=home)
@@ -103,7 +112,7 @@ def _synthetic(home: Path, part: str) -> Iterator[dict[str, Any]]:
     for f in facts:
         memory.remember(f["fact"], scope="project:app")
     for f in facts:
-        hits = hits_of(memory, f[part])
+        hits = score(memory, f[part])
         for h in hits:
             h["relevant"] = h["text"] == f["fact"]
         yield {
@@ -117,7 +126,7 @@ def _synthetic(home: Path, part: str) -> Iterator[dict[str, Any]]:
         }
     for o in others:
         if o["split"] == part:
-            hits = hits_of(memory, o["prompt"])
+            hits = score(memory, o["prompt"])
             for h in hits:
                 h["relevant"] = False
             yield {
@@ -131,23 +140,64 @@ def _synthetic(home: Path, part: str) -> Iterator[dict[str, Any]]:
             }
 
 
+def _rows(part: str, score: Scorer, home: Path) -> Iterator[dict[str, Any]]:
+    yield from _from_walk("real", real.walk(home / "real"), real.LABELS, part, score)
+    yield from _from_walk("new", new.walk(home / "new"), DATA / "prompt_gate_new.jsonl", part, score)
+    yield from _synthetic(home / "synthetic", part, score)
+
+
 def collect(part: str) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     target = CACHE / f"{part}.jsonl"
     home = Path(tempfile.mkdtemp(prefix="memx-gate-"))
     try:
         with target.open("w", encoding="utf-8") as out:
-            sources = [
-                _from_walk("real", real.walk(home / "real"), real.LABELS, part),
-                _from_walk("new", new.walk(home / "new"), DATA / "prompt_gate_new.jsonl", part),
-                _synthetic(home / "synthetic", part),
-            ]
-            for source in sources:
-                for row in source:
-                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            for row in _rows(part, hits_of, home):
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return target
+
+
+def decided(memory: Any, prompt: str) -> list[dict[str, Any]]:
+    """The hook's own hits, each marked with what the shipped gate (``relevant_hits``) and the fifth round's
+    floor (blended >= ``inject_min_relevance``) would inject: the production functions, nothing refitted."""
+    text = prompt[:MAX_QUERY_CHARS]
+    _, found = prompt_hits(memory.deps, text, BUDGET)
+    _, passed = relevant_hits(memory.deps, text, BUDGET)
+    gated = {h.bullet.id for h in passed}
+    floor = memory.deps.settings.inject_min_relevance
+    return [
+        {"id": h.bullet.id, "text": h.bullet.content, "gate": h.bullet.id in gated, "floor": h.score.blended >= floor}
+        for h in found
+    ]
+
+
+def measure(part: str) -> None:
+    """Every labelled prompt of ``part`` through the production functions; figures per set, gate and floor."""
+    home = Path(tempfile.mkdtemp(prefix="memx-gate-"))
+    try:
+        rows = list(_rows(part, decided, home))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    (CACHE / f"measured-{part}.jsonl").parent.mkdir(parents=True, exist_ok=True)
+    (CACHE / f"measured-{part}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    seen = {
+        "real": "seen before" if part == "heldout" else "tune",
+        "new": "blind" if part == "heldout" else "tune",
+        "synthetic": "seen before" if part == "heldout" else "tune",
+    }
+    print(f"part {part}: set (status): rule  relevant prompts served  unrelated prompts injected")
+    for name in ("real", "new", "synthetic", "real+new"):
+        mine = [r for r in rows if r["set"] in name.split("+")]
+        for rule in ("gate", "floor"):
+            decide = [{h["id"] for h in r["hits"] if h[rule]} for r in mine]
+            s, rel, inj, unrel = rates(mine, decide)
+            status = seen.get(name, "")
+            print(
+                f"  {name} ({status or 'both'}): {rule:5s}  {s}/{rel} = {s / max(1, rel):.2f}  "
+                f"{inj}/{unrel} = {inj / max(1, unrel):.3f}"
+            )
 
 
 # -- fitting, on tune only ------------------------------------------------------------------------------
@@ -283,7 +333,7 @@ def fit(write: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["collect", "fit"])
+    parser.add_argument("command", choices=["collect", "fit", "measure"])
     parser.add_argument("--part", choices=["tune", "heldout"], default="tune")
     parser.add_argument("--write", action="store_true", help="fit: write the shipped gate_weights.json")
     args = parser.parse_args()
@@ -291,6 +341,8 @@ def main() -> None:
         print(collect(args.part))
     elif args.command == "fit":
         fit(args.write)
+    else:
+        measure(args.part)
 
 
 if __name__ == "__main__":
