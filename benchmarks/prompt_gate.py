@@ -331,16 +331,56 @@ def fit(write: bool) -> None:
         print(f"wrote {WEIGHTS}")
 
 
+def latency(calls: int) -> None:
+    """What the gate adds to the prompt hook: the hook's recall and the gate on its hits, timed in one run
+    (the synthetic store: five reflected sessions and 24 facts; each tune and held-out prompt of its files)."""
+    import statistics
+    import time
+
+    from memx_mcp.usecases.prompt_gate import passing
+
+    facts = [json.loads(x) for x in (DATA / "prompt_floor.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    others = [json.loads(x) for x in (DATA / "prompt_floor_unrelated.jsonl").read_text("utf-8").splitlines() if x]
+    prompts = [f[k] for f in facts for k in ("tune", "heldout")] + [o["prompt"] for o in others]
+    home = Path(tempfile.mkdtemp(prefix="memx-gate-"))
+    try:
+        memory = open_memory(load_settings(home=home, scope="project:app"), cwd=home)
+        for path in sorted(p for p in (DATA / "transcripts").glob("*.jsonl") if len(p.stem) == 36):
+            reflect(memory.deps, read_transcript(path), path=path, mode="rules", scope="project:app")
+        for f in facts:
+            memory.remember(f["fact"], scope="project:app")
+        prompt_hits(memory.deps, "warm up", BUDGET)
+        recall_ms, gate_ms = [], []
+        for prompt in (prompts * (calls // len(prompts) + 1))[:calls]:
+            t0 = time.perf_counter()
+            _, hits = prompt_hits(memory.deps, prompt, BUDGET)
+            t1 = time.perf_counter()
+            passing(memory.deps, prompt, hits)
+            t2 = time.perf_counter()
+            recall_ms.append((t1 - t0) * 1000)
+            gate_ms.append((t2 - t1) * 1000)
+        print(
+            f"store {memory.store.count()} bullets, {calls} prompts: recall p50 {statistics.median(recall_ms):.2f} ms, "
+            f"gate p50 {statistics.median(gate_ms):.3f} ms, p95 {sorted(gate_ms)[int(0.95 * calls)]:.3f} ms "
+            f"({statistics.median(gate_ms) / statistics.median(recall_ms):.1%} of the recall)"
+        )
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["collect", "fit", "measure"])
+    parser.add_argument("command", choices=["collect", "fit", "measure", "latency"])
     parser.add_argument("--part", choices=["tune", "heldout"], default="tune")
     parser.add_argument("--write", action="store_true", help="fit: write the shipped gate_weights.json")
+    parser.add_argument("--calls", type=int, default=200, help="latency: prompts timed")
     args = parser.parse_args()
     if args.command == "collect":
         print(collect(args.part))
     elif args.command == "fit":
         fit(args.write)
+    elif args.command == "latency":
+        latency(args.calls)
     else:
         measure(args.part)
 
