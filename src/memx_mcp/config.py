@@ -141,7 +141,16 @@ class Settings:
         default=400, metadata={"doc": "token budget of the context a Claude Code UserPromptSubmit hook injects"}
     )
     inject_min_relevance: float = field(  # chosen by benchmarks/prompt_floor.py
-        default=0.25, metadata={"doc": "blended score a bullet needs to be injected with a prompt (silence below)"}
+        default=0.25,
+        metadata={"doc": "with prompt_gate = floor: blended score a bullet needs to be injected with a prompt"},
+    )
+    prompt_gate: str = field(  # fitted by benchmarks/prompt_gate.py (docs/notes/r6-floor.md)
+        default="learned",
+        metadata={
+            "doc": "learned (the fitted gate: a bullet is injected with a prompt when its similarity, the prompt's "
+            "distinctive words it says and how far it stands out say it is relevant) or floor "
+            "(inject_min_relevance on the blended score)"
+        },
     )
     hook_daemon_idle_minutes: float = field(
         default=30.0, metadata={"doc": "the warm hook helper process exits after this long without a request"}
@@ -283,6 +292,8 @@ class Settings:
             raise InvalidInputError("openai_base_url is set but openai_model is empty: name the model to ask")
         if self.session_window_chars < 4000:
             raise InvalidInputError("session_window_chars must be at least 4000")
+        if self.prompt_gate not in ("learned", "floor"):
+            raise InvalidInputError(f"prompt_gate must be learned or floor, not {self.prompt_gate!r}")
         if self.ranking not in ("learned", "spec"):
             raise InvalidInputError(f"ranking must be learned or spec, not {self.ranking!r}")
         if self.merge_strategy not in MERGE_STRATEGIES:

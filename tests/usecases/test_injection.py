@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -23,10 +24,12 @@ from memx_mcp.usecases.injection import (
     inject,
     injection_counts,
     prompt_context,
+    prompt_hits,
     relevant_hits,
     seen_in_session,
     session_context,
 )
+from memx_mcp.usecases.prompt_gate import gate_scores, shipped_gate
 
 from ..conftest import Clock
 from ..helpers import env_for, run_hook, script
@@ -113,14 +116,52 @@ def test_a_prompt_gets_relevant_bullets_once_per_session_and_unrelated_ones_noth
         assert prompt_context(memory.deps, prompt, set(), 400, floor) == ("", []), prompt
 
 
-def test_the_moment_of_need_hooks_share_the_prompt_floor_setting_through_one_function(memory: Memory) -> None:
+def test_the_moment_of_need_hooks_share_the_prompt_gate_through_one_function(memory: Memory) -> None:
     for fact in FACTS:
         memory.remember(fact)
     _, hits = relevant_hits(memory.deps, "redis keeps dropping connections", 400)
     assert REDIS in [h.bullet.content for h in hits]
-    assert all(h.score.blended >= memory.settings.inject_min_relevance for h in hits)
+    _, found = prompt_hits(memory.deps, "redis keeps dropping connections", 400)
+    scores = dict(
+        zip((h.bullet.id for h in found), gate_scores("redis keeps dropping connections", found), strict=True)
+    )
+    assert all(scores[h.bullet.id] >= shipped_gate().threshold for h in hits)  # what passes is what the gate says
     for prompt in [*UNRELATED, "the", "how should I do it"]:
         assert relevant_hits(memory.deps, prompt, 400)[1] == [], prompt
+
+
+RIPGREP = "Prefer rg (ripgrep) over grep -r to search code"
+TIMEOUT = "The integration tests time out after 120 s on CI; raise the timeout with --timeout=300"
+
+
+def test_a_natural_question_gets_the_bullet_that_answers_it_and_an_unrelated_prompt_nothing(memory: Memory) -> None:
+    """Issue 33: "How should I search the codebase for all the TODO comments?" scored 0.217 against the
+    ripgrep bullet, under the 0.25 floor: nothing was injected. The gate hands it back, and only it; a
+    one-word prompt gets the bullet that names it, not the one written beside it."""
+    for fact in (*FACTS, RIPGREP, TIMEOUT, "Use pytest -n auto to run the suite in parallel"):
+        memory.remember(fact)
+    question = "How should I search the codebase for all the TODO comments?"
+    _, found = prompt_hits(memory.deps, question, 400)
+    ripgrep = next(h for h in found if h.bullet.content == RIPGREP)
+    assert ripgrep.score.blended < memory.settings.inject_min_relevance  # the old floor would stay silent
+    text, ids = prompt_context(memory.deps, question, set(), 400)
+    assert ids == [ripgrep.bullet.id] and RIPGREP in text
+    assert RIPGREP in inject(memory.deps, {"hook_event_name": "UserPromptSubmit", "prompt": question})
+    for prompt in [*UNRELATED, "rename the variable foo to user_count in this function", "continue"]:
+        assert prompt_context(memory.deps, prompt, set(), 400) == ("", []), prompt
+    _, hits = relevant_hits(memory.deps, "pytest", 400)
+    assert [h.bullet.content for h in hits] == ["Use pytest -n auto to run the suite in parallel"]
+
+
+def test_the_floor_setting_brings_back_the_old_rule(memory: Memory) -> None:
+    memory.remember(RIPGREP)
+    memory.remember(REDIS)
+    floor = dataclasses.replace(memory.settings, prompt_gate="floor")
+    memory.settings = floor
+    question = "How should I search the codebase for all the TODO comments?"
+    assert relevant_hits(memory.deps, question, 400)[1] == []  # 0.2 < 0.25: the fifth round's silence
+    _, hits = relevant_hits(memory.deps, "redis keeps dropping connections", 400)
+    assert hits and all(h.score.blended >= floor.inject_min_relevance for h in hits)
 
 
 def test_what_is_injected_counts_as_a_recall_and_is_logged(memory: Memory) -> None:

@@ -32,6 +32,7 @@ from ..text.language import language
 from . import frame
 from .deps import Deps
 from .maintenance import list_conflicts
+from .prompt_gate import passing
 from .recall import recall
 from .review import waiting
 from .staleness import fresh as still_there
@@ -153,16 +154,25 @@ def prompt_hits(deps: Deps, prompt: str, budget: int) -> tuple[str, list[Hit]]:
 
 
 def relevant_hits(deps: Deps, text: str, budget: int) -> tuple[str, list[Hit]]:
-    """The hits of ``text`` at or above the prompt floor (``inject_min_relevance``): the one relevance test
-    of every hook that hands memory back unasked (a prompt, the moment of need)."""
+    """The hits of ``text`` that pass the prompt gate (``prompt_gate.py``; with the setting ``prompt_gate =
+    floor``, those at or above ``inject_min_relevance``): the one relevance test of every hook that hands
+    memory back unasked (a prompt, the moment of need)."""
     scope, hits = prompt_hits(deps, text, budget)
-    return scope, [h for h in hits if h.score.blended >= deps.settings.inject_min_relevance]
+    return scope, passing(deps, text[:MAX_QUERY_CHARS], hits)
 
 
-def prompt_context(deps: Deps, prompt: str, seen: set[str], budget: int, floor: float) -> tuple[str, list[str]]:
-    """The UserPromptSubmit block: bullets relevant to ``prompt`` above ``floor`` not in ``seen``."""
+def prompt_context(
+    deps: Deps, prompt: str, seen: set[str], budget: int, floor: float | None = None
+) -> tuple[str, list[str]]:
+    """The UserPromptSubmit block: bullets relevant to ``prompt`` not in ``seen``: those that pass the prompt
+    gate, or with ``floor`` given, those whose blended score reaches it."""
     scope, found = prompt_hits(deps, prompt, budget)
-    hits = [h for h in found if h.score.blended >= floor and h.bullet.id not in seen]
+    relevant = (
+        passing(deps, prompt[:MAX_QUERY_CHARS], found)
+        if floor is None
+        else ([h for h in found if h.score.blended >= floor])
+    )
+    hits = [h for h in relevant if h.bullet.id not in seen]
     standing = {b.id for b in still_there(deps, [h.bullet for h in hits])}
     hits = [h for h in hits if h.bullet.id in standing]
     if not hits:
@@ -256,9 +266,7 @@ def inject(deps: Deps, payload: dict[str, object]) -> str:
         if not prompt:
             return ""
         seen = seen_in_session(settings, session) if session else set()
-        text, ids = prompt_context(
-            deps, prompt[:MAX_QUERY_CHARS], seen, settings.inject_prompt_tokens, settings.inject_min_relevance
-        )
+        text, ids = prompt_context(deps, prompt[:MAX_QUERY_CHARS], seen, settings.inject_prompt_tokens)
     if ids:
         deps.store.mark_recalled(dict.fromkeys(ids, 1), deps.clock())  # injected = recalled, for Decay
         if session:
