@@ -255,10 +255,20 @@ def test_with_the_helper_warm_a_hook_imports_nothing_heavy_and_prints_what_the_w
         assert note.returncode == 0 and note.stdout == "" and "memx_mcp.config" in modules
         broken, modules = hook(home, "gemini", "no json at all")
         assert broken.returncode == 0 and broken.stdout == "" and "memx_mcp.config" in modules
+        undecodable = subprocess.run(
+            [*script("memx"), "hook", "claude-code"],
+            input=b'{"hook_event_name": "PostToolUse", "x": "\xff\xfe"}',
+            capture_output=True,
+            cwd=home.parent,
+            env=env_for(home, PYTHONIOENCODING="utf-8:strict"),  # not the C locale's surrogateescape
+            timeout=120,
+        )
+        assert undecodable.returncode == 0 and undecodable.stdout == b""
         child, modules = hook(home, "claude-code", claude_failure(cwd, session="cc-9"), **{CHILD_MARKER: "1"})
         assert child.returncode == 0 and child.stdout == "" and "memx_mcp.config" not in modules
     log = (home / "logs" / "hook.log").read_text()
     assert "ignored event 'Notification'" in log and "gemini hook failed open" in log
+    assert "claude-code hook failed open: UnicodeDecodeError" in log
 
 
 SILENT_HELPER = """

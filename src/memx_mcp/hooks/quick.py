@@ -94,7 +94,13 @@ def run(argv: list[str]) -> int | None:
         return None
     if os.environ.get(CHILD_MARKER):  # a model call memx started: nothing of it is read or injected
         return 0
-    given, name, as_json = call
+    try:
+        return _run(*call)
+    except Exception:  # a bug or an odd machine here must not cost the call: the whole way takes it
+        return None
+
+
+def _run(given: str | None, name: str, as_json: bool) -> int | None:
     home = data_folder(given)
     state = channel.read_state(home)
     if state is None or "token" not in state:
@@ -106,7 +112,11 @@ def run(argv: list[str]) -> int | None:
     if not isinstance(events, dict) or not isinstance(kinds, dict):
         return None  # a client the helper does not route
     os.umask(0o077)  # as the whole way: what memx writes is its owner's only
-    raw = sys.stdin.read(MAX_STDIN)
+    try:
+        raw = sys.stdin.read(MAX_STDIN)
+    except Exception as exc:  # not text in stdin's encoding: the whole way meets the same error and logs it
+        sys.stdin = _Unreadable(exc)
+        return None
     try:
         code = _answer(state, events, kinds, name, raw, home, as_json)
     except Exception:  # a bug here must not cost the call: the whole way reads it again
@@ -114,6 +124,16 @@ def run(argv: list[str]) -> int | None:
     if code is None:
         sys.stdin = io.StringIO(raw)
     return code
+
+
+class _Unreadable:
+    """Stdin as the light way left it: reading it fails as it failed there."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def read(self, size: int = -1) -> str:
+        raise self.error
 
 
 def _answer(
@@ -133,7 +153,7 @@ def _answer(
     empty = str(route.get("empty", ""))
     kind = kinds.get(str(payload.get("tool_name") or "").lower(), "other")
     if "kinds" in route and kind not in route["kinds"]:
-        return _print(empty)
+        return _print(empty, home)
     moment = route.get("moment")
     if "kinds" in route:
         wait = NEEDED_TOOL_WAIT if moment == "tool_failure" or kind == "edit" else TOOL_WAIT
@@ -150,13 +170,13 @@ def _answer(
         answer = channel.exchange(state, {"hook": request}, wait)
     except channel.AnswerLost as exc:
         _log(home, f"{name} {event or 'hook'}: no answer from the warm helper in time ({exc}); failed open")
-        return _print(empty)
+        return _print(empty, home)
     if answer is None or "print" not in answer:
         return None  # nothing was sent, or the helper does not answer this call: the whole way
-    return _print(str(answer["print"]))
+    return _print(str(answer["print"]), home)
 
 
-def _print(out: str) -> int:
+def _print(out: str, home: str) -> int:
     if not out:
         return 0
     try:
@@ -166,6 +186,8 @@ def _print(out: str) -> int:
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), sys.stdout.fileno())
         return 141
+    except Exception as exc:  # the answer was taken: never asked twice, failed open as the whole way does
+        _log(home, f"hook failed open: {type(exc).__name__}: {exc}")
     return 0
 
 
