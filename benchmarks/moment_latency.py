@@ -19,7 +19,11 @@ process (user + system, less sensitive to the load than wall time), the ratio to
 run, whether p95 ≤ 150 ms was seen, and the time inside the helper (``logs/injections.jsonl``).
 The load average is printed with each run: on a loaded machine only the ratios mean anything.
 
-    python benchmarks/moment_latency.py [--sizes 1000,10000] [--calls 25] [--runs 1] [--profile]
+Every process runs with a bytecode cache (``PYTHONPYCACHEPREFIX`` in a fresh temporary folder, filled by warm-up
+calls before any is timed), as an installed package has one; ``--no-bytecode-cache`` keeps the environment as it
+is (where ``PYTHONDONTWRITEBYTECODE`` is set, every process compiles every module it imports from source).
+
+    python benchmarks/moment_latency.py [--sizes 1000,10000] [--calls 25] [--runs 1] [--profile] [--no-bytecode-cache]
 """
 
 from __future__ import annotations
@@ -79,6 +83,9 @@ while not data.endswith(b"\\n"):
     data += chunk
 sys.stdout.buffer.write(data)
 """
+
+
+ENV: dict[str, str] = dict(os.environ)  # every process's environment (main() sets the bytecode cache)
 
 
 def cpu_of_children() -> float:
@@ -173,7 +180,7 @@ class Echo:
 
 
 def one_run(home: Path, calls: int, rng: random.Random, echo: Echo) -> dict[str, list[tuple[float, float, str]]]:
-    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1"}
+    env = {**ENV, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1"}
     probes: dict[str, Callable[[int], tuple[float, float, str]]] = {
         "python -S -c pass": lambda i: spawn([PY, "-S", "-c", "pass"], "", env, home),
         "python -c pass": lambda i: spawn([PY, "-c", "pass"], "", env, home),
@@ -232,7 +239,7 @@ def report(seen: dict[str, list[tuple[float, float, str]]], inside: list[float],
 
 def profile(home: Path) -> None:
     """Where one light-way hook process spends its imports (``-X importtime``), beside the whole way's."""
-    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1"}
+    env = {**ENV, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1"}
     payload = json.dumps(payloads(home, 0, random.Random(1))["success"])
     for name, command in (("light way", MEMX), ("whole way", WHOLE)):
         argv = [PY, "-X", "importtime", *(command[1:] if command[0] == PY else command)]
@@ -251,7 +258,7 @@ def measure(size: int, calls: int, runs: int, show_profile: bool) -> None:
     memory, _ = build(size)
     home = memory.settings.home
     rng = random.Random(7)
-    env = {**os.environ, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1"}
+    env = {**ENV, "MEMX_HOME": str(home), "MEMX_SCOPE": "project:p1"}
     echo = Echo(Path(tempfile.mkdtemp(prefix="memx-echo-")))
     try:
         cold, _, _ = spawn([*MEMX, "hook", "claude-code"], json.dumps(payloads(home, -1, rng)["prompt"]), env, home)
@@ -260,6 +267,7 @@ def measure(size: int, calls: int, runs: int, show_profile: bool) -> None:
             time.sleep(0.1)
         for _ in range(3):  # the helper's model and caches warm
             spawn([*MEMX, "hook", "claude-code"], json.dumps(payloads(home, -2, rng)["prompt"]), env, home)
+        one_run(home, 1, rng, echo)  # every kind of process once: the bytecode cache filled, not timed
         print(f"{size} bullets; first call, cold (starts the helper): {cold * 1000:.0f} ms")
         if show_profile:
             profile(home)
@@ -283,8 +291,14 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=25, help="rounds per run (each round: one call of each kind)")
     parser.add_argument("--runs", type=int, default=1, help="short runs one after the other, each reported")
     parser.add_argument("--profile", action="store_true", help="the imports of one hook process, light and whole")
+    parser.add_argument("--no-bytecode-cache", action="store_true", help="the environment as it is")
     args = parser.parse_args()
+    if not args.no_bytecode_cache:
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="memx-pycache-")
+    cache = "none" if args.no_bytecode_cache else ENV["PYTHONPYCACHEPREFIX"]
     print(f"python {sys.version.split()[0]} at {PY}; hook command: {' '.join(MEMX)} hook claude-code")
+    print(f"bytecode cache: {cache}; PYTHONDONTWRITEBYTECODE={ENV.get('PYTHONDONTWRITEBYTECODE', '')}")
     for size in (int(s) for s in args.sizes.split(",")):
         measure(size, args.calls, args.runs, args.profile)
 
