@@ -211,6 +211,10 @@ def test_with_the_helper_warm_a_hook_imports_nothing_heavy_and_prints_what_the_w
     memory.remember(REDIS, scope="global")
     home, cwd = memory.settings.home, str(tmp_path)
     with warm_helper(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="2"):
+        deadline = time.monotonic() + 60
+        while "routes" not in (channel.read_state(str(home)) or {}):  # published once the helper listens
+            assert time.monotonic() < deadline, "the helper published no routes"
+            time.sleep(0.02)
         prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "redis keeps dropping connections", "cwd": cwd}
         for _ in range(3):  # the helper listens before its model has loaded; a prompt may fail open meanwhile
             said, modules = hook(home, "claude-code", {**prompt, "session_id": "p-1"})

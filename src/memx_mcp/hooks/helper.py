@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hmac
 import json
 import logging
@@ -134,9 +135,7 @@ def _left_behind(state: Path) -> None:
 def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
     from ..compose import file_lock, open_memory, private_files
     from ..domain.errors import StoreError
-    from .client_hook import routes
     from .logs import logger
-    from .tool_payloads import tool_kinds
 
     private_files()
     log = logger(settings)
@@ -153,23 +152,47 @@ def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
                 log.warning("hook helper could not open the memory: %s", exc)
                 return 1
             _left_behind(state)
+            serving = _Serving()
             token = secrets.token_hex(32)
             server, where = _listen(run, tcp)
             try:
                 with server:
                     server.settimeout(settings.hook_daemon_idle_minutes * 60)
                     record = {**where, "token": token, "pid": os.getpid(), "version": __version__}
-                    # what a hook process may settle before it asks (quick.py): the registry's hooks
-                    record |= {"protocol": PROTOCOL, "routes": routes(), "tool_kinds": tool_kinds()}
-                    atomic_write(state, json.dumps(record))
+                    record |= {"protocol": PROTOCOL}
+                    atomic_write(state, json.dumps(record))  # the whole way can ask from now on
                     log.info("hook helper %d listening (%s)", os.getpid(), where["transport"])
+                    threading.Thread(target=_publish_routes, args=(state, record, serving), daemon=True).start()
                     _accept(server, token, memory, log)
                     return 0
             finally:
-                state.unlink(missing_ok=True)
+                with serving.lock:
+                    serving.done = True
+                    state.unlink(missing_ok=True)
                 _clean_up(where)
     except StoreError:
         return 0  # another helper holds the lock: it answers
+
+
+@dataclasses.dataclass
+class _Serving:
+    """Whether the helper still serves (its state file may be written), under a lock."""
+
+    done: bool = False
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+
+def _publish_routes(state: Path, record: dict[str, Any], serving: _Serving) -> None:
+    """Add to the state file what a hook process may settle before it asks (``quick.py``), from the
+    registry: once the helper listens, so that the first hook, which waits for it, does not also wait for
+    the registry's import. Until then hooks take the whole way, which needs none of it."""
+    from .client_hook import routes
+    from .tool_payloads import tool_kinds
+
+    published = {**record, "routes": routes(), "tool_kinds": tool_kinds()}
+    with serving.lock:
+        if not serving.done:  # never a state file for a helper that has stopped
+            atomic_write(state, json.dumps(published))
 
 
 def _accept(server: socket.socket, token: str, memory: Memory, log: logging.Logger) -> None:
