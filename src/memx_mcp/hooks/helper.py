@@ -17,6 +17,10 @@ The channel cannot be impersonated, even from a state file left behind by a help
 - each connection has one deadline for its whole request, and each is served in a thread of its own (the
   calls into Memory one at a time), so a client trickling bytes holds nothing but its own thread.
 
+The hook's side of the channel is ``channel.py`` (and ``asking.py`` for the whole way); a hook process on
+the light way (``quick.py``) sends the client's payload as it came (``{"hook": …}``), answered here with
+``client_hook.answer``, after the state file names what it may settle alone (``_publish_routes``).
+
     python -m memx_mcp.hooks.helper --home DIR [--tcp]
 """
 
