@@ -1,7 +1,8 @@
 """Nothing of the user's leaves the machine: the third-party switches that make it so, thrown before any of
-those parties is imported. ``memx_mcp/__init__.py`` calls :func:`disable_telemetry`, so that every entry
-(``memx``, ``memx-mcp``, ``python -m memx_mcp``, the hook helper, a benchmark importing the embedder) runs
-it before onnxruntime can load.
+those parties is imported. ``memx_mcp/__init__.py`` throws the same switch as :func:`disable_telemetry` (with
+``os`` alone: a hook process imports it on every tool call), so that every entry (``memx``, ``memx-mcp``,
+``python -m memx_mcp``, the hook helper, a benchmark importing the embedder) runs it before onnxruntime can
+load.
 
 onnxruntime (which fastembed imports) otherwise writes a persistent device id and an event queue to
 ``~/.cache/Microsoft/DeveloperTools/.onnxruntime/`` on import and resolves Microsoft's collector from a

@@ -17,6 +17,10 @@ The channel cannot be impersonated, even from a state file left behind by a help
 - each connection has one deadline for its whole request, and each is served in a thread of its own (the
   calls into Memory one at a time), so a client trickling bytes holds nothing but its own thread.
 
+The hook's side of the channel is ``channel.py`` (and ``asking.py`` for the whole way); a hook process on
+the light way (``quick.py``) sends the client's payload as it came (``{"hook": …}``), answered here with
+``client_hook.answer``, after the state file names what it may settle alone (``_publish_routes``).
+
     python -m memx_mcp.hooks.helper --home DIR [--tcp]
 """
 
@@ -25,7 +29,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import hashlib
 import hmac
 import json
 import logging
@@ -34,14 +37,10 @@ import secrets
 import shutil
 import signal
 import socket
-import stat
-import struct
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,198 +48,41 @@ from .. import __version__
 from ..config import Settings, load_settings
 from ..files import atomic_write
 from ..native import small_heap
+from . import channel
+from .asking import (  # the hook's side, where the CLI and the tests have always found it
+    AnswerLost,
+    CommandAnswer,
+    ask,
+    command,
+    fingerprint,
+    helper_error,
+    start,
+    state_file,
+)
+from .channel import PROTOCOL
+
+__all__ = [
+    "PROTOCOL",
+    "AnswerLost",
+    "CommandAnswer",
+    "ask",
+    "command",
+    "fingerprint",
+    "helper_error",
+    "main",
+    "serve",
+    "start",
+    "state_file",
+]
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
-MAX_REQUEST = 1_000_000
-PROTOCOL = 2  # 1: the token in clear over loopback TCP, to whoever held the recorded port
 REQUEST_SECONDS = 2.0  # the whole request, from connect to its last byte: a trickling client is cut off
-HANDSHAKE_SECONDS = 3.0  # the hook's side of the challenge; the answer to a command may take longer
 MAX_CLIENTS = 16  # connections served at once; more are closed at once
 SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS and 108 on Linux, its NUL included
 USE_TCP = sys.platform == "win32" or not hasattr(socket, "AF_UNIX")
-
-
-def state_file(settings: Settings) -> Path:
-    return settings.home / "run" / "hook-helper.json"
-
-
-def _read_line(conn: socket.socket, deadline: float) -> bytes:
-    """One line, which must be complete before ``deadline`` (a monotonic time) however it trickles in."""
-    data = b""
-    while not data.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the other side took too long")
-        conn.settimeout(left)
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-        if len(data) > MAX_REQUEST:
-            raise ValueError("request too large")
-    return data
-
-
-def _send(conn: socket.socket, message: dict[str, Any]) -> None:
-    conn.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
-
-
-def _proof(token: str, role: str, first: str, second: str) -> str:
-    return hmac.new(token.encode(), f"memx-{role}|{first}|{second}".encode(), hashlib.sha256).hexdigest()
-
-
-# -- the hook's side -----------------------------------------------------------------------------------
-
-
-class AnswerLost(Exception):
-    """The request reached a verified helper, but its answer did not come back: the command may have run."""
-
-
-def ask(settings: Settings, payload: dict[str, Any], timeout: float = 3.0) -> str | None:
-    """The helper's answer to one hook call, or None when no verified helper is ready (never raises)."""
-    try:
-        answer = _exchange(settings, payload, timeout)
-    except AnswerLost:
-        return None
-    return str(answer["text"]) if answer is not None and "text" in answer else None
-
-
-@dataclass(frozen=True)
-class CommandAnswer:
-    code: int
-    stdout: str
-    stderr: str
-
-
-def fingerprint(settings: Settings) -> str:
-    """What must be equal for the helper to answer a command as the command itself would: every setting."""
-    return hashlib.sha256(repr(dataclasses.replace(settings, home=settings.home.resolve())).encode()).hexdigest()
-
-
-def command(
-    settings: Settings, argv: list[str], cwd: Path, color: bool, timeout: float = 120.0
-) -> CommandAnswer | None:
-    """A ``memx`` command answered by the warm helper of this data folder, with no store to open and no model
-    to load; None when no verified helper with the same settings runs (then the command runs itself).
-    Raises ``AnswerLost`` when the helper took the command but its answer never came."""
-    payload = {"command": argv, "cwd": str(cwd), "color": color, "settings": fingerprint(settings)}
-    answer = _exchange(settings, payload, timeout)
-    if answer is None or "code" not in answer:
-        return None
-    try:
-        return CommandAnswer(int(answer["code"]), str(answer["stdout"]), str(answer["stderr"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise AnswerLost(f"the warm helper answered something else: {type(exc).__name__}") from exc
-
-
-def _exchange(settings: Settings, payload: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """The helper's answer, or None when no verified helper is ready. A peer that cannot prove it holds
-    the state file's secret gets nothing but a random challenge. A helper of another memx version or
-    protocol (memx was upgraded while it ran) is stopped, so that a current one starts. Once the payload
-    is sent, a missing answer raises ``AnswerLost``: the caller must not run a write a second time."""
-    try:
-        state = json.loads(state_file(settings).read_text(encoding="utf-8"))
-        if "token" not in state:
-            return None
-        if state.get("version") != __version__ or state.get("protocol") != PROTOCOL:
-            _retire(settings, state)
-            return None
-        token = str(state["token"])
-        deadline = time.monotonic() + min(timeout, HANDSHAKE_SECONDS)
-        conn = _connect(state, timeout)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    with conn:
-        try:
-            if not _peer_is_the_helper(conn, state):
-                return None
-            challenge = secrets.token_hex(16)
-            _send(conn, {"hello": challenge})
-            greeting = json.loads(_read_line(conn, deadline) or b"{}")
-            nonce = str(greeting["nonce"])
-            if not hmac.compare_digest(str(greeting["proof"]), _proof(token, "helper", challenge, nonce)):
-                return None  # not the helper that wrote the state file
-            _send(conn, {"proof": _proof(token, "hook", nonce, challenge), "payload": payload})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
-        try:
-            answer = json.loads(_read_line(conn, time.monotonic() + timeout) or b"{}")
-        except (OSError, ValueError) as exc:
-            raise AnswerLost(f"{type(exc).__name__}: {exc}") from exc
-    if not isinstance(answer, dict):
-        raise AnswerLost("the warm helper answered something else")
-    return answer if "refused" not in answer else None
-
-
-def _connect(state: dict[str, Any], timeout: float) -> socket.socket:
-    if state.get("transport") != "unix":
-        return socket.create_connection(("127.0.0.1", int(state["port"])), timeout=timeout)
-    path = Path(str(state["path"]))
-    folder = path.parent.stat()
-    if folder.st_uid != os.getuid() or stat.S_IMODE(folder.st_mode) & 0o077:
-        raise PermissionError(f"{path.parent} is not this user's private folder")
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        conn.settimeout(timeout)
-        conn.connect(str(path))
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _peer_is_the_helper(conn: socket.socket, state: dict[str, Any]) -> bool:
-    """On Linux, a Unix socket names the process that listens on it: it must be the one the state file
-    names, of this user. Elsewhere (and over TCP) the proof of the secret decides alone."""
-    if state.get("transport") != "unix" or not hasattr(socket, "SO_PEERCRED"):
-        return True
-    pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
-    return bool(uid == os.getuid() and pid == int(state["pid"]))
-
-
-def _retire(settings: Settings, state: dict[str, Any]) -> None:
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        pid = int(state["pid"])
-        if _is_a_helper(pid):
-            os.kill(pid, signal.SIGTERM)
-    state_file(settings).unlink(missing_ok=True)
-
-
-def _is_a_helper(pid: int) -> bool:
-    """Whether ``pid`` still runs a hook helper: a stale state file's pid may have been reused."""
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if not cmdline.parent.is_dir():
-        return sys.platform != "linux"  # no /proc to ask (macOS): trust the state file as before
-    try:
-        return b"memx_mcp.hooks.helper" in cmdline.read_bytes()
-    except OSError:
-        return False
-
-
-def helper_error(settings: Settings, within: float = 60.0) -> str | None:
-    """What made the helper fail to start, if it failed less than ``within`` seconds ago."""
-    try:
-        path = state_file(settings)
-        state = json.loads(path.read_text(encoding="utf-8"))
-        recent = time.time() - path.stat().st_mtime < within
-        return str(state["error"]) if "error" in state and recent else None
-    except (OSError, ValueError):
-        return None
-
-
-def start(settings: Settings) -> None:
-    """Start a helper in the background, detached from the hook (which exits at once)."""
-    detached = {"creationflags": 0x00000008 | 0x00000200} if sys.platform == "win32" else {"start_new_session": True}
-    subprocess.Popen(  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP on Windows, a new session elsewhere
-        [sys.executable, "-m", "memx_mcp.hooks.helper", "--home", str(settings.home)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        close_fds=True,
-        **detached,
-    )
+_read_line, _send, _proof = channel.read_line, channel.send, channel.proof
 
 
 # -- the helper's side ---------------------------------------------------------------------------------
@@ -314,21 +156,47 @@ def serve(settings: Settings, tcp: bool = USE_TCP) -> int:
                 log.warning("hook helper could not open the memory: %s", exc)
                 return 1
             _left_behind(state)
+            serving = _Serving()
             token = secrets.token_hex(32)
             server, where = _listen(run, tcp)
             try:
                 with server:
                     server.settimeout(settings.hook_daemon_idle_minutes * 60)
                     record = {**where, "token": token, "pid": os.getpid(), "version": __version__}
-                    atomic_write(state, json.dumps({**record, "protocol": PROTOCOL}))
+                    record |= {"protocol": PROTOCOL}
+                    atomic_write(state, json.dumps(record))  # the whole way can ask from now on
                     log.info("hook helper %d listening (%s)", os.getpid(), where["transport"])
+                    threading.Thread(target=_publish_routes, args=(state, record, serving), daemon=True).start()
                     _accept(server, token, memory, log)
                     return 0
             finally:
-                state.unlink(missing_ok=True)
+                with serving.lock:
+                    serving.done = True
+                    state.unlink(missing_ok=True)
                 _clean_up(where)
     except StoreError:
         return 0  # another helper holds the lock: it answers
+
+
+@dataclasses.dataclass
+class _Serving:
+    """Whether the helper still serves (its state file may be written), under a lock."""
+
+    done: bool = False
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+
+def _publish_routes(state: Path, record: dict[str, Any], serving: _Serving) -> None:
+    """Add to the state file what a hook process may settle before it asks (``quick.py``), from the
+    registry: once the helper listens, so that the first hook, which waits for it, does not also wait for
+    the registry's import. Until then hooks take the whole way, which needs none of it."""
+    from .client_hook import routes
+    from .tool_payloads import tool_kinds
+
+    published = {**record, "routes": routes(), "tool_kinds": tool_kinds()}
+    with serving.lock:
+        if not serving.done:  # never a state file for a helper that has stopped
+            atomic_write(state, json.dumps(published))
 
 
 def _accept(server: socket.socket, token: str, memory: Memory, log: logging.Logger) -> None:
@@ -384,8 +252,8 @@ def _answer(
     if payload is None:
         log.warning("hook helper refused a client that could not prove the secret")
         return
-    if "command" in payload:
-        reply = _command(memory, payload, one_at_a_time, log)
+    if "command" in payload or "hook" in payload:
+        reply = (_command if "command" in payload else _hook)(memory, payload, one_at_a_time, log)
         with contextlib.suppress(OSError):
             conn.settimeout(REQUEST_SECONDS)
             _send(conn, reply)
@@ -406,6 +274,27 @@ def _answer(
     with contextlib.suppress(OSError):
         conn.settimeout(REQUEST_SECONDS)
         _send(conn, {"text": text})
+
+
+def _hook(
+    memory: Memory, payload: dict[str, Any], one_at_a_time: threading.Lock, log: logging.Logger
+) -> dict[str, Any]:
+    """A hook call as the hook process read it (``quick.py``): ``{"print": what the hook prints}``, or
+    ``{"whole": why}`` when it is no call the helper answers (the hook then takes the whole way)."""
+    from ..clients import Places
+    from .client_hook import answer
+
+    call = payload.get("hook")
+    if not isinstance(call, dict) or not isinstance(call.get("payload"), dict):
+        return {"whole": "not a hook call"}
+    places = Places(Path(str(call.get("home") or Path.home())), Path(str(call.get("cwd") or Path.home())))
+    try:
+        with one_at_a_time:
+            out = answer(str(call.get("client", "")), call["payload"], places, bool(call.get("json")), memory, log)
+    except Exception as exc:  # the whole way reads it again, fails open there and says so in the log
+        log.warning("hook helper could not read a hook call: %s: %s", type(exc).__name__, exc)
+        return {"whole": "error"}
+    return {"whole": "not answered here"} if out is None else {"print": out}
 
 
 def _command(

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import logging
 from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import Settings
+if TYPE_CHECKING:
+    from ..config import Settings
 
 MAX_STDIN = 1_000_000
 
 
 def logger(settings: Settings) -> logging.Logger:
+    return logger_at(settings.home)
+
+
+def logger_at(home: Path) -> logging.Logger:
+    """The hook log of the data folder ``home``."""
     log = logging.getLogger("memx_mcp.hook")
-    folder = settings.home / "logs"
+    folder = home / "logs"
     target = str((folder / "hook.log").absolute())
     files = [h for h in log.handlers if isinstance(h, RotatingFileHandler)]
     for old in (h for h in files if h.baseFilename != target):

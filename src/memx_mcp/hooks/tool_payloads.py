@@ -245,39 +245,82 @@ def read_event(client: str, payload: Mapping[str, Any]) -> ToolEvent | None:
 
 
 def worth_asking(event: ToolEvent) -> bool:
-    """Whether memx could have something for this call at all: a failed command, an edit or read of a
-    file, a successful command (a bullet may warn about that exact command)."""
+    """Whether memx could have something for this call at all: a command (after it failed: a fix; before
+    it runs or after it worked: a bullet may warn about that exact command), an edit of a file before it
+    is made, a read of one after it was read (``usecases/moment.need_of`` answers nothing else)."""
     if event.tool == "shell":
         return bool(event.command) and (event.phase == "after" or not event.failed)
-    return event.tool in ("edit", "read") and bool(event.paths)
+    if event.tool == "edit":
+        return event.phase == "before" and bool(event.paths)
+    return event.tool == "read" and event.phase == "after" and bool(event.paths)
 
 
-def run_tool_hook(client: str, payload: Mapping[str, Any], settings: Settings, wait: float = 3.0) -> str:
-    """What the hook of ``client`` prints for this tool call ('' or the client's empty answer when memx has
-    nothing). Answered by the warm helper; a missing helper is started, waited for only after a failure
-    or before an edit (a successful command is not worth the wait). Never raises."""
+def answerable(event: ToolEvent, hooks: ToolHooks) -> bool:
+    """Whether to ask memx at all: worth asking, and the client can add what comes back at this phase."""
+    return worth_asking(event) and (event.phase == "after" or hooks.context_before)
+
+
+def answer_tool_call(
+    client: str, payload: Mapping[str, Any], ask: Callable[[ToolEvent, ToolHooks], str], log: Callable[[str], None]
+) -> str:
+    """What the hook of ``client`` prints for this tool call, ``ask`` giving memx's note for an answerable
+    event ('' for none); a failure is logged through ``log`` and fails open. Never raises."""
     hooks = TOOL_HOOKS.get(client)
     if hooks is None:
         return ""
     event_name = str(payload.get("hook_event_name", ""))
     try:
         event = hooks.read(payload)
-        text = _ask(settings, event, hooks, wait) if event is not None and worth_asking(event) else ""
+        text = ask(event, hooks) if event is not None and answerable(event, hooks) else ""
     except Exception as exc:  # fail open: a hook never fails its client
-        from .logs import logger
-
-        logger(settings).warning("%s %s failed open: %s: %s", client, event_name, type(exc).__name__, exc)
+        log(f"{client} {event_name} failed open: {type(exc).__name__}: {exc}")
         text = ""
     return hooks.write(event_name, text)
 
 
-def _ask(settings: Settings, event: ToolEvent, hooks: ToolHooks, wait: float) -> str:
+# one tool name of each kind, for ``routes`` (any name of the kind reads the same)
+_SAMPLE_TOOL = {"shell": "bash", "edit": "edit", "read": "read"}
+
+
+def tool_routes(client: str, event_name: str) -> dict[str, Any] | None:
+    """For the hook process (``quick.py``), what it may decide alone about ``client``'s ``event_name`` before
+    asking the helper: the tool kinds memx could answer there (any other: the empty answer at once), and that
+    empty answer. None: not a tool event memx reads for this client."""
+    hooks = TOOL_HOOKS.get(client)
+    if hooks is None:
+        return None
+    kinds = []
+    for kind, name in _SAMPLE_TOOL.items():
+        sample = {"hook_event_name": event_name, "tool_name": name, "tool_input": {"command": "x", "file_path": "x"}}
+        event = hooks.read(sample)
+        if event is not None and event.tool == kind and answerable(event, hooks):
+            kinds.append(kind)
+    return {"kinds": kinds, "empty": hooks.write(event_name, "")}
+
+
+def tool_kinds() -> dict[str, ToolKind]:
+    """Every tool name memx reads as a shell, edit or read tool (lower case), with its kind."""
+    return {**dict.fromkeys(_SHELL, "shell"), **dict.fromkeys(_EDIT, "edit"), **dict.fromkeys(_READ, "read")}
+
+
+def run_tool_hook(client: str, payload: Mapping[str, Any], settings: Settings, wait: float = 3.0) -> str:
+    """What the hook of ``client`` prints for this tool call ('' or the client's empty answer when memx has
+    nothing). Answered by the warm helper; a missing helper is started, waited for only after a failure
+    or before an edit (a successful command is not worth the wait). Never raises."""
+
+    def log(line: str) -> None:
+        from .logs import logger
+
+        logger(settings).warning(line)
+
+    return answer_tool_call(client, payload, lambda event, _hooks: _ask(settings, event, wait), log)
+
+
+def _ask(settings: Settings, event: ToolEvent, wait: float) -> str:
     import time
 
-    from . import helper
+    from . import asking as helper
 
-    if event.phase == "before" and not hooks.context_before:
-        return ""
     request = {"moment": to_wire(event), "cwd": event.cwd}
     text = helper.ask(settings, request, timeout=wait)
     if text is not None:
