@@ -30,6 +30,9 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
     # no model backend unless a test names one: the user's own CLI or key on this machine never answers a test;
     # every rule's bullet kept (the strict floor, the default, has tests of its own)
     env.update({"MEMX_HOME": str(home), "MEMX_LLM_BACKEND": "none", "MEMX_RULES_FLOOR": "all", **extra})
+    # a hook that starts the warm helper waits for its model as long as a loaded CI machine needs (a user's
+    # hook gives up after 8 s and the next one is answered: that fail-open path has tests of its own)
+    env.setdefault("MEMX_HOOK_HELPER_WAIT", "40")
     return env
 
 
@@ -45,7 +48,7 @@ def run_memx(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[
     )
 
 
-def run_hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def run_hook(home: Path, payload: dict[str, str], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """`memx hook claude-code` as Claude Code runs it: the hook JSON on stdin, a helper that idles out soon."""
     return subprocess.run(
         [*script("memx"), "hook", "claude-code", *args],
@@ -53,8 +56,8 @@ def run_hook(home: Path, payload: dict[str, str], *args: str) -> subprocess.Comp
         capture_output=True,
         text=True,
         cwd=home.parent,
-        env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1"),
-        timeout=60,
+        env=env_for(home, MEMX_HOOK_DAEMON_IDLE_MINUTES="1", **env),
+        timeout=180,
     )
 
 

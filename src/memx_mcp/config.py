@@ -152,6 +152,13 @@ class Settings:
             "(inject_min_relevance on the blended score)"
         },
     )
+    hook_helper_wait: float = field(
+        default=8.0,
+        metadata={
+            "doc": "seconds a hook waits for the warm helper it started to load the model; past them the hook "
+            "adds nothing (fails open) and a later one is answered"
+        },
+    )
     hook_daemon_idle_minutes: float = field(
         default=30.0, metadata={"doc": "the warm hook helper process exits after this long without a request"}
     )
@@ -306,6 +313,8 @@ class Settings:
                 )
         if self.max_results < 1 or self.token_budget < 1:
             raise InvalidInputError("max_results and token_budget must be positive")
+        if not 0.0 < self.hook_helper_wait < 3600:
+            raise InvalidInputError("hook_helper_wait must be between 0 and 3600 seconds")
         if not 0.0 <= self.decay_share <= 1.0:  # above 1 a faded bullet's score would turn negative
             raise InvalidInputError("decay_share must be between 0 (age never ranks) and 1 (SPEC's full multiplier)")
         if self.team_store and not self.team_scopes.strip():

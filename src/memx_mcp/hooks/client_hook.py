@@ -29,7 +29,7 @@ from .logs import MAX_STDIN, logger
 if TYPE_CHECKING:
     from ..memory import Memory
 
-HELPER_WAIT = 8.0  # seconds the first context hook waits for the helper it started (model load)
+HELPER_WAIT = 8.0  # the default of settings.hook_helper_wait: how long a hook waits for the helper it started
 
 
 def context(settings: Settings, request: dict[str, Any], log: logging.Logger) -> str:
@@ -37,14 +37,14 @@ def context(settings: Settings, request: dict[str, Any], log: logging.Logger) ->
     from . import asking as helper
 
     # a helper listens before its model has loaded: a SessionStart needs none, a prompt waits for it
-    wait = HELPER_WAIT if request.get("hook_event_name") == "UserPromptSubmit" else 3.0
+    wait = settings.hook_helper_wait if request.get("hook_event_name") == "UserPromptSubmit" else 3.0
     text = helper.ask(settings, request, timeout=wait)
     if text is not None:
         return text
     error = helper.helper_error(settings)
     if error is None:
         helper.start(settings)
-        deadline = time.monotonic() + HELPER_WAIT
+        deadline = time.monotonic() + settings.hook_helper_wait
         while time.monotonic() < deadline:
             time.sleep(0.05)
             text = helper.ask(settings, request, timeout=max(0.5, deadline - time.monotonic()))

@@ -41,6 +41,16 @@ PROMPT_WAIT = 16.0
 START_WAIT = 11.0
 TOOL_WAIT = 3.0
 NEEDED_TOOL_WAIT = 11.0
+HELPER_WAIT = 8.0  # settings.hook_helper_wait's default, which the waits above are made of
+
+
+def _helper_wait() -> float:
+    """``MEMX_HOOK_HELPER_WAIT`` as the settings read it from the environment (a bad value: the default)."""
+    try:
+        wait = float(os.environ.get("MEMX_HOOK_HELPER_WAIT", HELPER_WAIT))
+    except ValueError:
+        return HELPER_WAIT
+    return wait if 0 < wait < 3600 else HELPER_WAIT
 
 
 def hook_call(argv: list[str]) -> tuple[str | None, str, bool] | None:
@@ -155,10 +165,11 @@ def _answer(
     if "kinds" in route and kind not in route["kinds"]:
         return _print(empty, home)
     moment = route.get("moment")
+    more = _helper_wait() - HELPER_WAIT  # MEMX_HOOK_HELPER_WAIT lengthens (or shortens) what waits for the model
     if "kinds" in route:
-        wait = NEEDED_TOOL_WAIT if moment == "tool_failure" or kind == "edit" else TOOL_WAIT
+        wait = NEEDED_TOOL_WAIT + more if moment == "tool_failure" or kind == "edit" else TOOL_WAIT
     else:
-        wait = START_WAIT if moment == "session_start" else PROMPT_WAIT
+        wait = START_WAIT + more if moment == "session_start" else PROMPT_WAIT + 2 * more
     request = {
         "client": name,
         "payload": payload,

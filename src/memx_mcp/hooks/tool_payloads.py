@@ -331,7 +331,7 @@ def _ask(settings: Settings, event: ToolEvent, wait: float) -> str:
             helper.start(settings)  # ready for the next call
         return ""
     helper.start(settings)
-    deadline = time.monotonic() + wait + 5.0
+    deadline = time.monotonic() + max(wait, settings.hook_helper_wait)
     while time.monotonic() < deadline:
         time.sleep(0.05)
         text = helper.ask(settings, request, timeout=max(0.5, deadline - time.monotonic()))
