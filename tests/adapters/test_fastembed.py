@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -102,3 +103,19 @@ def test_a_call_shared_between_two_sessions_gives_the_vectors_of_one(
     assert len(texts) >= 64  # large enough to be shared
     assert two.embed(texts) == embedder.embed(texts)
     assert two.embed(texts[:3]) == embedder.embed(texts[:3])  # a small call runs on one session
+
+
+def test_texts_sorted_by_tokens_into_batches_get_the_vectors_each_gets_alone(embedder: FastEmbedEmbedder) -> None:
+    """``embed`` pads each model batch only to its longest text by putting texts of like token counts
+    together: on real texts of mixed lengths (the Curator's pairs and the prompt-floor set, both written for
+    memx's benchmarks) the vectors are those of each text embedded on its own, to the last bit, in the
+    caller's order."""
+    data = Path(__file__).parents[2] / "benchmarks" / "data"
+    rows = [json.loads(line) for line in (data / "curator_pairs.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts = list(dict.fromkeys(t for r in rows for t in (r["a"], r["b"])))[:160]
+    floor = [json.loads(line) for line in (data / "prompt_floor.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts += [r[k] for r in floor for k in ("fact", "tune")] + ["x", "a much longer text " * 80]  # 1 to 256 tokens
+    lengths = embedder._lengths(texts)
+    assert min(lengths) <= 3 and max(lengths) == 256 and lengths != sorted(lengths)  # mixed, truncated, unsorted
+    alone = [embedder.embed([t])[0] for t in texts]
+    assert embedder.embed(texts) == alone

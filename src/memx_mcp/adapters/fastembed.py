@@ -113,9 +113,10 @@ class FastEmbedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         """MiniLM is symmetric: a query and a passage get the same vector."""
-        # Shortest first: each model batch is padded to its longest text, and texts of like length together
-        # embed a mixed import in ~0.55x the time (the vectors are the same to the last bit).
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # Fewest tokens first: each model batch is padded to its longest text, and texts of like length
+        # together embed a mixed import in ~0.55x the time (the vectors are the same to the last bit). Sorted
+        # by characters, the import benchmark's batches held 1.30 tokens for each real one, by tokens 1.14.
+        order = sorted(range(len(texts)), key=self._lengths(texts).__getitem__)
         pool = self._pool if len(texts) >= _SPLIT else None
         sessions = len(self._models) if pool is not None else 1
         shares = [order[k::sessions] for k in range(sessions)]  # each share still shortest first
@@ -136,8 +137,17 @@ class FastEmbedEmbedder:
             trim_heap()
         return vectors
 
+    def _lengths(self, texts: Sequence[str]) -> list[int]:
+        """Each text's length in tokens (truncated as the model reads it; the tokenizer takes ~1 % of the
+        model's time), or in characters when fastembed does not expose its tokenizer."""
+        tokenizer = getattr(getattr(self._models[0], "model", None), "tokenizer", None)
+        if len(texts) <= 1 or tokenizer is None:
+            return [len(t) for t in texts]
+        return [sum(e.attention_mask) for e in tokenizer.encode_batch(list(texts))]
+
     def _run(self, model: Any, texts: list[str]) -> list[tuple[float, ...]]:
-        return [tuple(float(x) for x in v) for v in model.embed(texts, batch_size=self._batch_size)]
+        # float32 to Python floats in one call (the same floats as float() of each: numpy converts exactly)
+        return [tuple(v.tolist()) for v in model.embed(texts, batch_size=self._batch_size)]
 
 
 class LazyEmbedder:

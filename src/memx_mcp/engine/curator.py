@@ -103,6 +103,7 @@ _OPPOSITES: tuple[tuple[str, str], ...] = (
     (r"有効", r"無効"),
     (r"使う|使用する", r"避ける|使わない"),
 )
+_OPPOSITE_PATTERNS = tuple((re.compile(a, re.I), re.compile(b, re.I)) for a, b in _OPPOSITES)
 # The Reflector's own wording ("When X fails with …: … worked") is no subject of a claim.
 _TEMPLATE_WORDS = frozenset(
     "when fail fails failed with worked work run first then project use uses cli e.g fix was also".split()
@@ -253,12 +254,12 @@ Advice = tuple[str, frozenset[str]]  # the advice word said ("" when not) and th
 def _advice(text: str) -> tuple[tuple[Advice, Advice], ...]:
     """For each pair of opposites, the word of each side that ``text`` says outside quoted output ("") and
     what it is said of (the other words of its clause): "enable X" and "disable Y" is no opposite advice."""
-    plain = without_output(text)
+    clauses = _clauses(without_output(text))  # once, not once a pattern: an import asks this of every text
     found = []
-    for left, right in _OPPOSITES:
+    for left, right in _OPPOSITE_PATTERNS:
         sides = []
         for pattern in (left, right):
-            hit = next(((c, m) for c in _clauses(plain) if (m := re.search(pattern, c, re.I))), None)
+            hit = next(((c, m) for c in clauses if (m := pattern.search(c))), None)
             if hit is None:
                 sides.append(("", frozenset[str]()))
                 continue

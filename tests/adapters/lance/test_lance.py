@@ -310,3 +310,31 @@ def test_a_reader_sees_a_bullet_erased_then_stored_again_under_its_id(tmp_path: 
     writer.add([pending.with_changes(status=Status.ACTIVE)])
     assert "b_0007" in {b.id for b in reader.active_in(["global"])}
     assert "b_0007" in {b.id for b, _ in reader.similar([0.0, 0.0, 0.0, 1.0], ["global"], 10)}
+
+
+def test_column_counts_are_read_once_until_a_write_here_or_elsewhere_changes_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scans: list[str] = []
+    original = LanceStore._column_counts
+
+    def counted(self: LanceStore, column: str) -> dict[str, int]:
+        scans.append(column)
+        return original(self, column)
+
+    monkeypatch.setattr(LanceStore, "_column_counts", counted)
+    s = open_store(tmp_path)
+    s.add([bullet(1, scope="project:a"), bullet(2, scope="project:a")])
+    assert s.column_counts("scope") == {"project:a": 2}
+    assert s.column_counts("scope") == {"project:a": 2} and scans == ["scope"]  # the second from what was read
+    s.column_counts("scope")["project:z"] = 9  # a caller's change to its answer is its own
+    assert s.column_counts("scope") == {"project:a": 2}
+    s.mark_recalled({"b_0001": 1}, T0)  # recall counts: no column counted here changes
+    assert s.column_counts("scope") == {"project:a": 2} and scans == ["scope"]
+    open_store(tmp_path).add([bullet(3, scope="project:b")])  # another writer (another process's store)
+    assert s.column_counts("scope") == {"project:a": 2, "project:b": 1}
+    s.set_status(["b_0001"], Status.ARCHIVED, T0)
+    assert s.column_counts("status") == {"active": 2, "archived": 1}
+    s.delete(["b_0002"])
+    assert s.column_counts("scope") == {"project:a": 1, "project:b": 1}
+    assert scans == ["scope", "scope", "status", "scope"]

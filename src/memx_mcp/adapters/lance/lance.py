@@ -87,6 +87,7 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0), session=session)
         self._fulltext = FullTextReader(str(root / "lance"), session)
         self._vectors = VectorIndex(root / "generation")
+        self._counted: dict[str, tuple[tuple[str, str], dict[str, int]]] = {}  # column_counts by generation
         self._columns = bullet_schema(dim).names
         try:
             meta = self._read_meta()
@@ -503,6 +504,21 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         return [str(c) for c in table.column("content").to_pylist()]
 
     def column_counts(self, column: str) -> dict[str, int]:
+        """How many rows hold each value of ``column``. Kept until the store's generation counter moves:
+        every write that can change these columns (add, upsert, status, delete, rebuild) bumps it, here or in
+        another process; reinforcement, which does not, writes only recall counts and times. A recall that
+        names a project by its short name asks this twice (a whole-column scan: 36 ms of a 115 ms recall at
+        10k bullets under load, ``benchmarks/profile_recall.py``)."""
+        key = (self._bullets_name, self._vectors.generation())  # read before the scan: a write after it moves on
+        kept = self._counted.get(column)
+        if kept is not None and kept[0] == key:
+            return dict(kept[1])
+        counts = self._column_counts(column)
+        if key[1]:  # no counter yet (a new store) or an unreadable one: nothing to know staleness by
+            self._counted[column] = (key, dict(counts))
+        return counts
+
+    def _column_counts(self, column: str) -> dict[str, int]:
         # that one column only: the whole table (vectors too) took twice as long (benchmarks/scope_meeting.py)
         values = (
             self._bullets.search().select([column]).limit(None).to_arrow().column(column).to_pylist()

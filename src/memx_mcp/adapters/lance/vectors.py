@@ -84,7 +84,7 @@ def nearest(
     if not n or not codes:
         return []
     sims = scan(matrix, scales, unit(vector))
-    visible = np.isin(scope_codes, codes)
+    visible = scope_codes == codes[0] if len(codes) == 1 else np.isin(scope_codes, codes)  # one scope: a compare
     count = int(visible.sum())
     if count == 0:
         return []
@@ -120,6 +120,11 @@ class VectorIndex:
             return self._file.read_text(encoding="ascii", errors="replace").strip()
         except OSError:
             return ""
+
+    def generation(self) -> str:
+        """The store's change counter as the file says now ("" when there is none or it cannot be read, and
+        while a change failed to be written: nothing can be known to be current then)."""
+        return "" if self._missed else self._read()
 
     def bump(self, added: Sequence[Bullet] = (), removed: Sequence[str] = (), exact: bool = True) -> None:
         """Called by writers, under the store's write lock. When this copy was current and the change is
