@@ -117,6 +117,7 @@ def test_a_prompt_gets_relevant_bullets_once_per_session_and_unrelated_ones_noth
 
 
 def test_the_moment_of_need_hooks_share_the_prompt_gate_through_one_function(memory: Memory) -> None:
+    memory.settings = dataclasses.replace(memory.settings, prompt_gate="learned")
     for fact in FACTS:
         memory.remember(fact)
     _, hits = relevant_hits(memory.deps, "redis keeps dropping connections", 400)
@@ -138,6 +139,7 @@ def test_a_natural_question_gets_the_bullet_that_answers_it_and_an_unrelated_pro
     """Issue 33: "How should I search the codebase for all the TODO comments?" scored 0.217 against the
     ripgrep bullet, under the 0.25 floor: nothing was injected. The gate hands it back, and only it; a
     one-word prompt gets the bullet that names it, not the one written beside it."""
+    memory.settings = dataclasses.replace(memory.settings, prompt_gate="learned")
     for fact in (*FACTS, RIPGREP, TIMEOUT, "Use pytest -n auto to run the suite in parallel"):
         memory.remember(fact)
     question = "How should I search the codebase for all the TODO comments?"
@@ -153,7 +155,7 @@ def test_a_natural_question_gets_the_bullet_that_answers_it_and_an_unrelated_pro
     assert [h.bullet.content for h in hits] == ["Use pytest -n auto to run the suite in parallel"]
 
 
-def test_the_floor_setting_brings_back_the_old_rule(memory: Memory) -> None:
+def test_the_floor_setting_is_the_old_rule(memory: Memory) -> None:
     memory.remember(RIPGREP)
     memory.remember(REDIS)
     floor = dataclasses.replace(memory.settings, prompt_gate="floor")
