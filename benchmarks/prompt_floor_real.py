@@ -29,7 +29,7 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,11 +134,14 @@ def walk(home: Path) -> Iterator[dict[str, object]]:
                 memory.remember(lesson, scope=scope)
 
 
-def dump(target: Path) -> None:
-    home = Path(tempfile.mkdtemp(prefix="memx-floor-real-"))
+def dump(
+    target: Path, rows: Callable[[Path], Iterator[dict[str, object]]] | None = None, prefix: str = "floor-real"
+) -> None:
+    """Every prompt ``rows`` (default: this set's ``walk``) asks, with its candidates, unlabelled, for labelling."""
+    home = Path(tempfile.mkdtemp(prefix=f"memx-{prefix}-"))
     try:
         with target.open("w", encoding="utf-8") as out:
-            for row in walk(home):
+            for row in (rows or walk)(home):
                 row.pop("memory")
                 row["prompt"] = str(row["prompt"])[:MAX_PROMPT_CHARS]
                 row["relevant"] = []

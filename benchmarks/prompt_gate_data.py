@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,16 +81,7 @@ def _row(repo, kind, session, prompt, bullets, memory):  # type: ignore[no-untyp
 
 
 def dump(target: Path) -> None:
-    home = Path(tempfile.mkdtemp(prefix="memx-gate-new-"))
-    try:
-        with target.open("w", encoding="utf-8") as out:
-            for row in walk(home):
-                row.pop("memory")
-                row["prompt"] = str(row["prompt"])[: real.MAX_PROMPT_CHARS]
-                row["relevant"] = []
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+    real.dump(target, walk, prefix="gate-new")
 
 
 def main() -> None:
