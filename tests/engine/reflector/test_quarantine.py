@@ -144,3 +144,31 @@ def test_a_credential_file_named_only_as_part_of_the_projects_layout_is_no_risk(
 def test_a_files_extension_is_not_the_verb_log() -> None:
     assert risks("Logs go to `~/.tool/logs/tool.log`; the password prompt comes from the keyring.") == ()
     assert KIND["credentials"] in risks("Log the password on every start so it can be checked.")
+
+
+# A command that prints credentials is touching them when the agent is to run it; named as what the project's
+# own code runs, in a lesson that orders nothing, it is a fact about the project (seventh round: a true bullet
+# of heldout7 about where a companion app keeps its API keys was held for it)
+CREDENTIAL_COMMAND_RUN = [
+    "Run `security find-generic-password -s emailbuddy -a anthropic_api_key -w` to get the key.",
+    "To debug the login, `gh auth token` and compare it with the one in the config.",
+    "`keychain.js` calls `security find-generic-password`; always paste its output into the bug report.",
+    "The helper runs `gcloud auth print-access-token`, so run `gcloud auth print-access-token` yourself to check.",
+    "Remember: `service.sh` calls `printenv` at start.",
+]
+CREDENTIAL_COMMAND_OF_THE_PROJECT = [
+    "The companion reads API keys from the macOS keychain under service `emailbuddy` (`keychain.js` calls "
+    "`security find-generic-password`), and `GET /v1/secrets/status` reports whether each key is set, so check it "
+    "first to rule out a missing key.",
+    "The release script (`release.sh`) runs `gh auth token` to sign in to GitHub before it tags the release.",
+]
+
+
+@pytest.mark.parametrize("text", CREDENTIAL_COMMAND_RUN)
+def test_a_lesson_that_has_the_agent_run_a_command_that_prints_credentials_touches_them(text: str) -> None:
+    assert KIND["credentials"] in risks(text), risks(text)
+
+
+@pytest.mark.parametrize("text", CREDENTIAL_COMMAND_OF_THE_PROJECT)
+def test_a_credential_command_named_as_what_the_projects_code_runs_is_a_fact(text: str) -> None:
+    assert risks(text) == ()

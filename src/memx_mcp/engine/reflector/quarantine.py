@@ -71,11 +71,25 @@ _ACTS_AFTER = re.compile(
     r"(?:复制|拷贝|发送|發送|上传|上傳|读取|讀取|打印|输出|輸出|粘贴|添加|写入|寫入|追加|删除))",
     re.I,
 )
-# The rest: commands that print credentials, and verbs that expose or plant secrets, wherever they stand
+# Commands that print credentials. Run by the agent they expose a secret; named as what the project's own code
+# runs ("`keychain.js` calls `security find-generic-password`") they are a fact about the project
+# (``_attributed``)
+CREDENTIAL_COMMANDS = re.compile(
+    r"\bsecurity\s+find-(?:generic|internet)-password|\bgcloud\s+auth\s+print-access-token|\bgh\s+auth\s+token\b|"
+    r"\bprintenv\b|(?:^|[\s;&|(`])env\s*[|>]|`env`",
+    re.I,
+)
+# A code file (or the project's program) as the subject of a third-person verb, right before the command
+_RUN_BY_CODE = re.compile(
+    r"(?:\b[\w./-]+\.(?:js|mjs|cjs|ts|tsx|jsx|py|go|rs|rb|sh|swift|java|kt|cs|php|lua|ps1)`?|"
+    r"\b(?:the\s+)?(?:companion|app|server|daemon|service|script|cli|tool|program|helper|module|library|extension))"
+    r"\s*(?:\([^)\n]{0,40}\)\s*)?(?:calls|runs|invokes|executes|spawns|uses|shells\s+out\s+to)"
+    r"\s*`?\s*$",
+    re.I,
+)
+# The rest: verbs that expose or plant secrets, wherever they stand
 CREDENTIALS = re.compile(
     r"\bcredential\.helper\b|"
-    r"\bsecurity\s+find-(?:generic|internet)-password|\bgcloud\s+auth\s+print-access-token|\bgh\s+auth\s+token\b|"
-    r"\bprintenv\b|(?:^|[\s;&|(`])env\s*[|>]|`env`|"
     r"(?<![./])\b(?:print|show|echo|cat|dump|log|send|copy|paste|reveal|share|upload|leak|post|include)\b"
     r"[^.\n]{0,40}\b"  # a verb, not a file's extension or a path's part (`cpolar.log`; the password …)
     + _SECRET
@@ -220,11 +234,22 @@ def _touches_file(text: str) -> bool:
     return False
 
 
+def _runs_credential_command(text: str) -> bool:
+    """A command that prints credentials, unless every time it is named it is what the project's own code runs
+    and the lesson orders nothing (``TOLD``, ``ORDER``)."""
+    found = list(CREDENTIAL_COMMANDS.finditer(text))
+    if not found:
+        return False
+    if TOLD.search(text) or ORDER.search(text):
+        return True
+    return not all(_RUN_BY_CODE.search(text[max(0, m.start() - 80) : m.start()]) for m in found)
+
+
 def risks(text: str) -> tuple[str, ...]:
     """The risky things ``text`` tells the agent to do, whoever wrote it: by its words, and by the shapes of
     its commands (``command_shapes``)."""
     found = [why for why, test in TESTS if test.search(text)]
-    if _touches_file(text):
+    if _runs_credential_command(text) or _touches_file(text):
         found.append("touches credentials")
     return tuple(dict.fromkeys([*found, *shapes(text)]))
 
