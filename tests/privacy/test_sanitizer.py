@@ -467,3 +467,19 @@ def test_a_secret_found_in_a_nested_value_is_masked_wherever_else_it_is_written(
     assert learned.mask("then I ran cypher-shell -p Gr4ph-S3cret-42") == (
         "then I ran cypher-shell -p [REDACTED:secret_assignment]"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # seventh round: a drafted lesson lost its closing backtick and comma to the home folder's mask
+        ("write paths as `/c/Users/...`, because Git Bash", "write paths as `/c/Users/...`, because Git Bash"),
+        ("use `/Users/<name>/proj`, then", "use `/Users/<name>/proj`, then"),
+        ("cd /Users/alice`, then build", "cd /Users/[REDACTED:home_user]`, then build"),
+        ("(see /home/bob)", "(see /home/[REDACTED:home_user])"),
+        ("my home is /home/john.doe.", "my home is /home/[REDACTED:home_user]."),
+        ("C:\\Users\\dev\\x, /c/Users/dev/y", "C:\\Users\\[REDACTED:home_user]\\x, /c/Users/[REDACTED:home_user]/y"),
+    ],
+)
+def test_a_home_folders_user_name_is_masked_and_nothing_after_it(text: str, masked: str) -> None:
+    assert S.mask(text) == masked

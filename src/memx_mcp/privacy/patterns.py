@@ -20,6 +20,7 @@ def pattern(name: str, regex: str, group: int = 0) -> Pattern:
 
 _B = r"(?<![\w+/-])"  # start of a token
 _E = r"(?![\w+/=-])"  # end of a token
+_NAME_CHAR = r"[^/\\\s\"':`,;()<>\[\]{}|*?]"  # a character of a home folder's user name
 # Where a key name may begin: the first word character of a run of [\w.-], as \b found it, but tried once
 # per run, not at each character (a 100,000-character run was read again from every one of its positions).
 # What follows the secret word is capped ({0,80}) for the same reason.
@@ -285,6 +286,8 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
         r"(?i)(?:手机|电话|联系|致电|携帯|電話|tel|phone|mobile|cell)[^\d\n]{0,8}(?<![\w.\-+])(1[3-9]\d{9})(?![\w.\-])",
         1,
     ),
-    pattern("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)([^/\\\s\"':]+)", 1),
+    # the user's name: no quote, bracket or punctuation a sentence puts after a path, and not ending in a dot
+    # ("`/c/Users/...`," is a placeholder and its punctuation; "/Users/alice." ends a sentence)
+    pattern("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(" + _NAME_CHAR + "*" + _NAME_CHAR[:-1] + r".])", 1),
     pattern("high_entropy", r"(?<![\w+/.~=-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![\w+/=.~-])"),
 )
