@@ -32,6 +32,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -90,6 +91,16 @@ class SessionResult:
     chars: int = 0  # of the transcript file
     held: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # bullets held for review, with why
     voices: dict[str, int] = field(default_factory=dict)  # bullets per voice (issue 31: who said it)
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (why, text) of each lesson a check dropped
+
+
+def _drop_kind(why: str) -> str:
+    """The kind of a drop's reason, its variable parts (steps, quotes) left out."""
+    if why.startswith("LLM:"):
+        return "dropped by the consolidation call"
+    if why.startswith("outcome "):
+        return why.split(":", 1)[0]
+    return re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\d+", "…", why)[:90]
 
 
 def catches(bullet: str, lesson: dict[str, Any]) -> bool:
@@ -212,6 +223,7 @@ def _run_folder(
             r.llm_calls, r.fallbacks = report.llm_calls, report.fallbacks
             r.llm_input_tokens, r.chars = report.llm_input_tokens, len(text)
             r.rejected = sum(1 for d in report.dropped if d.reason.startswith("LLM bullet rejected"))
+            r.dropped = [(d.reason, d.text) for d in report.dropped if d.rule == "session"]
             r.bullets = [b.content for b in report.bullets]
             r.held = [(b.content, b.held) for b in report.bullets if b.held]
             for b in report.bullets:
@@ -309,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bullets", type=Path, help="write every bullet printed (session, bullet) to this JSONL file")
     ap.add_argument("--unjudged", type=Path, help="where to write unjudged bullets (default: <split>/unjudged.jsonl)")
     ap.add_argument("--missed", action="store_true", help="also list the lessons no bullet caught")
+    ap.add_argument(
+        "--dropped", action="store_true", help="session mode: list the lessons the model wrote that a check dropped"
+    )
     ap.add_argument("--llm-record", type=Path, help="LLM modes, pass 1: write the prompts memx sends here")
     ap.add_argument(
         "--llm-answers",
@@ -377,6 +392,17 @@ def main(argv: list[str] | None = None) -> int:
         out = args.unjudged or args.corpus / folder / "unjudged.jsonl"
         out.write_text("".join(json.dumps(u, ensure_ascii=False) + "\n" for u in unjudged), encoding="utf-8")
         print(f"\n{len(unjudged)} unjudged bullets written to {out}")
+    if args.dropped:
+        dropped = [(r.session, why, text) for r in results for why, text in r.dropped]
+        print(f"\n## What the session reading dropped: {len(dropped)} lessons the model wrote")
+        kinds: dict[str, int] = {}
+        for _, why, _ in dropped:
+            kind = _drop_kind(why)
+            kinds[kind] = kinds.get(kind, 0) + 1
+        for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]):
+            print(f"- {n} × {kind}")
+        for session, why, text in dropped:
+            print(f"  - {session[:30]}: {text[:160]}  ← {why[:160]}")
     if args.missed:
         print("\n## Lessons not caught")
         for r in results:
