@@ -369,10 +369,10 @@ def main(argv: list[str] | None = None) -> int:
             results = run(args.corpus, args.split, args.judgements, store=Path(tmp) if args.store else None)
         report(results, args.split)
     if args.held:
-        labels_of = {
+        labels_of = {  # the judgements the run used: --judgements when given (it was ignored here before)
             folder: {
                 (j["session"], j["hash"]): str(j.get("label", ""))
-                for j in _jsonl(args.corpus / folder / "judgements.jsonl")
+                for j in _jsonl(args.judgements or args.corpus / folder / "judgements.jsonl")
             }
             for folder in SPLITS.get(args.split, (args.split,))
         }

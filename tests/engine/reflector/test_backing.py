@@ -180,3 +180,16 @@ def test_an_install_in_the_prose_of_any_language_is_advice_the_session_must_back
         assert advice(lesson).commands == ("pip install requests2",)
         assert not_backed(lesson, bash("pip install requests")) == ["pip install requests2"]
         assert not_backed(lesson, bash("pip install requests2")) == []
+
+
+def test_a_setting_a_chat_exports_diff_block_wrote_backs_the_advice_to_set_it() -> None:
+    # seventh round: a true heldout6 lesson ("add `ignoreFailures = true` to the Checkstyle block") was held: the
+    # SpecStory export shows Cursor's edit as a bare ```diff block between the messages, not as a tool call
+    edit = (
+        "I'll add it.\n\n```diff\n  tasks.withType(Checkstyle).configureEach {\n+     ignoreFailures = true\n  }\n```"
+    )
+    lesson = "When Checkstyle blocks the build, add `ignoreFailures = true` to the `configureEach` block."
+    assert advice(lesson).settings == ("ignorefailures=true",)
+    assert not_backed(lesson, ("assistant", edit)) == []
+    assert not_backed(lesson, ("assistant", "I'd add `ignoreFailures = true` there.")) == ["ignorefailures=true"]
+    assert not_backed("Set `strictMode = false` in the config.", ("assistant", edit)) == ["strictmode=false"]

@@ -124,6 +124,19 @@ class _Seen:
         return any(w in self.runs for w in self._windows(_tokens(line)))
 
 
+_DIFF_BLOCK = re.compile(r"^```diff\n(.*?)^```", re.S | re.M)
+
+
+def _diff_added(text: str) -> list[str]:
+    """The added lines (``+ …``) of the fenced diff blocks of a message."""
+    return [
+        ln[1:].strip()
+        for block in _DIFF_BLOCK.findall(text)
+        for ln in block.splitlines()
+        if ln.startswith("+") and not ln.startswith("+++") and ln[1:].strip()
+    ]
+
+
 def _written(step: Step) -> list[str]:
     """The text a tool call writes into a file: its written inputs and the bodies of its shell here-docs."""
     out = [v for k, v in step.tool_input.items() if k in _WRITTEN_KEYS and isinstance(v, str)]
@@ -153,6 +166,10 @@ def session_words(steps: Iterable[Step]) -> SessionWords:
             seen.add(" ".join(injected))
         elif s.role == "assistant":
             prose.append(s.text)
+            # a chat export's edit (SpecStory / Cursor: a bare ```diff block between the messages): its added
+            # lines are what the assistant wrote into the file, unless copied from content
+            added = [ln for ln in _diff_added(s.text) if not seen.holds(ln)]
+            action.extend(added)
         else:
             written = _written(s)
             copied = [line for text in written for line in text.splitlines() if seen.holds(line)]
