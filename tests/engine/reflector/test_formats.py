@@ -127,6 +127,24 @@ def test_older_specstory_turns_with_a_command_and_its_output_fence() -> None:
     assert t.steps[2].command == "pytest -q" and t.steps[2].is_error
 
 
+def test_an_older_specstory_edit_block_is_the_assistants_edit_not_content() -> None:
+    # seventh round: "Tool use: **write**" then <details><summary>Edit file: …</summary> with the diff was read as
+    # a "Search" whose result (the assistant's own text) was content, so a push the assistant's doc described
+    # made its later successful `git push` "content's advice"
+    text = (
+        "_**User**_\n\nwrite the checklist\n\n---\n\n_**Assistant**_\n\nTool use: **write**\n\n\n"
+        "<details><summary>Edit file: PR_CHECKLIST.md</summary>\n\n**Chunk 1**\nLines added: 3, lines removed: 1\n\n"
+        "```diff\n@@ -1,1 +1,3 @@\n- \n+ # Checklist\n+ git push origin feature/x\n+ \n```\n\n</details>\n\n"
+        "Done.\n\n---\n"
+    )
+    t = parse_transcript(text)
+    edit = next(s for s in t.steps if s.role == "tool")
+    assert (edit.tool, edit.tool_input["file_path"], edit.result) == ("Edit", "PR_CHECKLIST.md", "")
+    assert edit.tool_input["new_string"] == "# Checklist\ngit push origin feature/x\n"
+    other = parse_transcript(text.replace("Edit file: PR_CHECKLIST.md", "Searched codebase for push"))
+    assert next(s for s in other.steps if s.role == "tool").tool == "Search"
+
+
 # -- Aider chat history ------------------------------------------------------------------------------------
 
 

@@ -31,6 +31,19 @@ _EXIT = re.compile(r"(?:exit code|exited with code)[:\s]+(-?\d+)", re.I)
 _TAGS = re.compile(r"</?[a-z][^>]*>")
 _THINK = re.compile(r"<think>.*?</think>", re.S)
 _INLINE_COMMAND = re.compile(r"^`(?P<cmd>[^`\n]+)`\s*$", re.M)  # v2 writes the command as one code span
+# Older exports show an edit as a bare <details> block: "Edit file: PATH", then the diff of each chunk
+_EDIT_FILE = re.compile(r"^Edit file:\s*(\S.*)$")
+
+
+def _added(body: str) -> str:
+    """The lines an edit's diff adds (its ``+`` lines), as the text the assistant wrote."""
+    return "\n".join(
+        ln[1:].removeprefix(" ")
+        for m in _FENCE.finditer(body)
+        if m.group("lang") == "diff"
+        for ln in m.group("code").splitlines()
+        if ln.startswith("+") and not ln.startswith("+++")
+    )
 
 
 def is_specstory(text: str) -> bool:
@@ -98,7 +111,16 @@ class _Reader:
                 self.tool("Bash", {"command": m.group("cmd").strip()}, m.group("out"), error)
             elif kind == "details":
                 summary = _TAGS.sub("", m.group("summary")).strip()
-                self.tool("Search", {"summary": summary}, _TAGS.sub("", m.group("body")), None)
+                edited = _EDIT_FILE.match(summary)
+                if edited:  # an edit the assistant made (`write`, `search_replace`): what it wrote, not content
+                    self.tool(
+                        "Edit",
+                        {"file_path": edited.group(1).strip("`"), "new_string": _added(m.group("body"))},
+                        "",
+                        None,
+                    )
+                else:
+                    self.tool("Search", {"summary": summary}, _TAGS.sub("", m.group("body")), None)
             else:
                 self.tool("Read", {"file_path": m.group(1).strip()}, "", None)
         self.prose(body[at:])
