@@ -193,3 +193,12 @@ def test_a_setting_a_chat_exports_diff_block_wrote_backs_the_advice_to_set_it() 
     assert not_backed(lesson, ("assistant", edit)) == []
     assert not_backed(lesson, ("assistant", "I'd add `ignoreFailures = true` there.")) == ["ignorefailures=true"]
     assert not_backed("Set `strictMode = false` in the config.", ("assistant", edit)) == ["strictmode=false"]
+
+
+def test_a_setting_a_lesson_reports_as_not_working_is_not_advice() -> None:
+    # seventh round: a true heldout6 lesson was held for "setting CPOLAR_LANG=en did not make the output English"
+    reported = "Accept both zh and en strings, because setting CPOLAR_LANG=en did not make the `status` output English."
+    assert advice(reported).settings == ()
+    assert advice("Setting `TZ=UTC` failed on the runner; pin the zone in code.").settings == ()
+    assert advice("Set `CPOLAR_LANG=en` before running the status test.").settings == ("cpolar_lang=en",)
+    assert advice("Export `DEBUG=1` so the logs show the query.").settings == ("debug=1",)

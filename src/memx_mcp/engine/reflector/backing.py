@@ -264,8 +264,12 @@ def advice(text: str) -> Advice:
             continue
         commands.append(re.split(r"(?<=\S)[.。](?:\s|$)", " ".join(words), maxsplit=1)[0])
     settings = []
-    for m in _SETTING.finditer(_LINKS.sub(" ", text)):
+    unlinked = _LINKS.sub(" ", text)
+    for m in _SETTING.finditer(unlinked):
         k, v = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        after = unlinked[m.end() : m.end() + 40].lstrip("`'\" ")
+        if _REPORTED_AFTER.match(after) or _FACT_AFTER.match(after):
+            continue  # reported, as a command is ("setting `X=1` did not make …", "… `X=1` failed")
         if not _PLACEHOLDER.search(v) and not k.isdigit():
             settings.append(f"{k.lower()}={_norm_token(v)}")
     return Advice(tuple(dict.fromkeys(commands)), tuple(dict.fromkeys(settings)))
