@@ -15,6 +15,7 @@ from memx_mcp.engine.reflector.readings.session_reading import (
     evidence_problem,
     later_changes,
     named_files,
+    relocated,
     window_prompt,
 )
 from memx_mcp.engine.reflector.readings.verdicts import SYSTEM
@@ -170,3 +171,42 @@ def test_an_outcome_other_than_success_is_not_kept(outcome: str) -> None:
     pref = Lesson("Use pnpm, not npm.", "preference", outcome, (0,), None, None, ("pnpm",))
     assert evidence_problem(pref, steps, 0, 0).startswith(f"outcome {outcome}")
     assert evidence_problem(replace(pref, outcome="success"), steps, 0, 0) == ""
+
+
+def test_a_quote_cited_to_the_wrong_step_rests_on_the_step_memx_finds_it_in() -> None:
+    # seventh round: answers cited step 49 for a command shown at step 53, 41 for an import shown at 44; the
+    # lesson was dropped although the words were on screen. memx locates them; who said them is memx's to decide
+    steps = {
+        0: Step(0, 1, "user", text="the scheduler jobs list is empty, why?"),
+        1: Step(1, 1, "assistant", text="Let me look."),
+        2: Step(2, 1, "tool", tool="Bash", tool_input={"command": "python -m src.cli scheduler jobs"}, result="3 jobs"),
+        3: Step(3, 2, "user", text="thanks, that works"),
+    }
+    lesson = Lesson(
+        "List jobs with `python -m src.cli scheduler jobs`.",
+        "tool",
+        "success",
+        (1,),
+        None,
+        None,
+        ("python -m src.cli scheduler jobs",),
+    )
+    assert "do not contain" in evidence_problem(lesson, steps, 0, 3)
+    moved = relocated(lesson, steps, 0, 3)
+    assert moved.problem_steps == (1, 2) and evidence_problem(moved, steps, 0, 3) == ""
+    # words shown nowhere in what was read stay missing, and a step after the part is never used
+    invented = replace(lesson, cites=("python -m src.cli scheduler purge",))
+    assert relocated(invented, steps, 0, 3) == invented
+    assert relocated(lesson, steps, 0, 1) == lesson
+    # a preference is not relocated: a cited user step would vouch for words the assistant wrote
+    said = Lesson(
+        "The user wants `--tb=short` in every pytest run.",
+        "preference",
+        "success",
+        (0,),
+        None,
+        None,
+        ("pytest -q --tb=short",),
+    )
+    shown = {**steps, 1: Step(1, 1, "assistant", text="I will run pytest -q --tb=short")}
+    assert relocated(said, shown, 0, 3) == said and "do not contain" in evidence_problem(said, shown, 0, 3)

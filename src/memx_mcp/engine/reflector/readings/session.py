@@ -13,7 +13,7 @@ from ..transcripts.transcript import Step, Transcript
 from .condense import condense, max_windows_for
 from .keeper import Keeper
 from .report import Dropped, Progress, ReflectReport
-from .session_reading import Lesson, changed_later, evidence_problem, later_changes
+from .session_reading import Lesson, changed_later, evidence_problem, later_changes, relocated
 
 KNOWN_LIMIT = 60  # bullets of the target scope shown to the consolidation call
 OPEN_LIMIT = 12  # lessons of earlier parts whose outcome was not shown, handed to the next part
@@ -59,7 +59,8 @@ class SessionReading(Keeper):
                 report.fallbacks += 1
                 self.keep_rules([x for x in candidates if w.first <= x.step <= w.last], report)
             pending = [p for p in pending if not any(set(p.steps) & set(x.steps) for x in lessons or ())]
-            for lesson in lessons or ():
+            for answered in lessons or ():
+                lesson = relocated(answered, by_index, first, w.last)
                 why = evidence_problem(lesson, by_index, first, w.last)
                 if not why:
                     kept.append(lesson)

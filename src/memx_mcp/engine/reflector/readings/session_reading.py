@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
@@ -262,6 +262,31 @@ def _later_failure(steps: Mapping[int, Step], success: Step, last: int) -> int |
             continue
         verdict = i if s.is_error else None
     return verdict
+
+
+RELOCATE_LIMIT = 2  # steps added per quote a model cited to the wrong step
+
+
+def relocated(lesson: Lesson, steps: Mapping[int, Step], first: int, last: int) -> Lesson:
+    """``lesson`` resting also on the steps that hold what it quotes, where its cited steps do not: memx finds
+    the words in what was read (``first``..``last``), the nearest ``RELOCATE_LIMIT`` steps holding them,
+    instead of trusting the model's step numbers (an answer citing step 49 for a command shown at step 53 was
+    dropped). A quote found nowhere stays missing. A convention or preference is not relocated: it must cite the
+    user's own step holding its words, or a cited user step would vouch for words someone else wrote."""
+    if lesson.kind in SAID_KINDS:
+        return lesson
+    cited = lesson.steps
+    evidence = "\n".join(_step_text(steps[n]) for n in cited if n in steps)
+    added: set[int] = set()
+    for quote in lesson.cites:
+        if _found(quote, evidence):
+            continue
+        holding = [n for n, s in steps.items() if first <= n <= last and _found(quote, _step_text(s))]
+        near = sorted(holding, key=lambda n: min((abs(n - c) for c in cited), default=0))
+        added.update(near[:RELOCATE_LIMIT])
+    if not added:
+        return lesson
+    return replace(lesson, problem_steps=tuple(sorted({*lesson.problem_steps, *added})))
 
 
 def evidence_problem(lesson: Lesson, steps: Mapping[int, Step], first: int, last: int) -> str:
