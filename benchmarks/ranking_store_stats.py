@@ -209,15 +209,21 @@ def main() -> None:
                 off += nq
             x = np.concatenate(xs)
             beta, b, _ = fit(
-                x, np.concatenate(ys), np.concatenate(ms), np.concatenate(qs), np.concatenate(ws), args.l2,
-                (np.zeros(x.shape[1]), -2.0), steps=args.steps,
+                x,
+                np.concatenate(ys),
+                np.concatenate(ms),
+                np.concatenate(qs),
+                np.concatenate(ws),
+                args.l2,
+                (np.zeros(x.shape[1]), -2.0),
+                steps=args.steps,
             )
             return beta, b
 
         every = {name: np.ones(len(data[name][6]), dtype=bool) for name in data}
         beta, b = fit_on(every)
         line = [f"{v:14}"]
-        for name, (x, extra, y, m, qid, total, conv) in data.items():
+        for name, (_x, _extra, y, m, qid, total, _conv) in data.items():
             s = np.exp(log_sigmoid(design(name) @ beta + b)) * m
             line.append(f"{name} {recall_at(s, y, qid, total):.3f}")
         if args.cv:
@@ -226,7 +232,7 @@ def main() -> None:
                 keep = {n: (data[n][6] != c) for n in data}
                 bc, cc = fit_on(keep)
                 for n in found:
-                    x, extra, y, m, qid, total, conv = data[n]
+                    _x, extra, y, m, qid, total, conv = data[n]
                     rows = conv[qid] == c
                     s = np.exp(log_sigmoid(design(n)[rows] @ bc + cc)) * m[rows]
                     # hits only (the queries with no gold candidate are misses either way)
