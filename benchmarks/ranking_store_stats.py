@@ -161,6 +161,7 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=0.01)
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--cv", action="store_true", help="also leave one conversation of 0-4 out")
+    parser.add_argument("--ranks", action="store_true", help="where the first gold lands (in-sample fit)")
     args = parser.parse_args()
     fw = tuple(float(v) for v in args.fw.split(","))
     raw = json.loads((args.cache / "corpus.json").read_text(encoding="utf-8"))
@@ -226,6 +227,18 @@ def main() -> None:
         for name, (_x, _extra, y, m, qid, total, _conv) in data.items():
             s = np.exp(log_sigmoid(design(name) @ beta + b)) * m
             line.append(f"{name} {recall_at(s, y, qid, total):.3f}")
+        if args.ranks:
+            for name, (_x, _extra, y, m, qid, _total, _conv) in data.items():
+                s = np.exp(log_sigmoid(design(name) @ beta + b)) * m
+                first = []
+                for q in np.unique(qid):
+                    rows = qid == q
+                    first.append(int(np.flatnonzero(y[rows][np.argsort(-s[rows], kind="stable")])[0]))
+                r = np.array(first)
+                line.append(
+                    f"{name} gold ranks 1-5 {(r < 5).sum()}, 6-10 {((r >= 5) & (r < 10)).sum()}, "
+                    f"11-20 {((r >= 10) & (r < 20)).sum()}, >20 {(r >= 20).sum()} of {len(r)}"
+                )
         if args.cv:
             found = {n: 0 for n in data if n.startswith("locomo")}
             for c in range(5):
@@ -240,7 +253,7 @@ def main() -> None:
             for n in found:
                 line.append(f"cv {n} {found[n] / data[n][5]:.3f}")
         print(" | ".join(line), flush=True)
-        names_ = [*FEATURES, *variants[v]]
+        names_ = [*FEATURES[: data[SETS[0]][0].shape[1]], *variants[v]]  # (the cache's own features)
         print("   " + " ".join(f"{k}={w:+.2f}" for k, w in zip(names_, beta, strict=True)) + f" b={b:+.2f}", flush=True)
 
 
