@@ -38,14 +38,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from memx_mcp.domain.models import Bullet
-from memx_mcp.engine.retrieval.ranking import FEATURES, RankingWeights
+from memx_mcp.engine.retrieval.ranking import FEATURES, RankingWeights, relevance
 from memx_mcp.memory import Memory
 from memx_mcp.usecases.deps import shipped_ranking
 
 WEIGHTS = Path(__file__).parents[1] / "src" / "memx_mcp" / "engine" / "retrieval" / "ranking_weights.json"
 CACHE = Path(tempfile.gettempdir()) / "memx-ranking-features"
 
-Query = tuple[np.ndarray, np.ndarray, np.ndarray]  # features (candidates x FEATURES), labels, multipliers
+# features (candidates x FEATURES), labels, multipliers, candidate ids, the query's text and scope
+Query = tuple[np.ndarray, np.ndarray, np.ndarray, list[str], str, str]
+CORPUS: dict[str, list[tuple[str, str, str]]] = {}  # scope -> its active bullets (id, content, created) in time order
 
 
 CONTEXT: dict[str, int] = {}  # context_rescore / context_expand for the extraction (--rescore, --expand)
@@ -76,9 +78,19 @@ def features_of(memory: Memory, query: str, scope: str, gold: set[str], clock: A
         deps.retrieval, deps.clock = saved, saved_clock
     ids = list(seen)
     y = np.array([1.0 if i in gold else 0.0 for i in ids])
+    if scope not in CORPUS:
+        rows = sorted(memory.store.active_in([scope]), key=lambda b: (b.created_at, b.id))
+        CORPUS[scope] = [(b.id, b.content, b.created_at.isoformat()) for b in rows]
     if not y.any():
         return None
-    return np.array([seen[i][0] for i in ids], dtype=float), y, np.array([seen[i][1] for i in ids], dtype=float)
+    return (
+        np.array([seen[i][0] for i in ids], dtype=float),
+        y,
+        np.array([seen[i][1] for i in ids], dtype=float),
+        ids,
+        query,
+        scope,
+    )
 
 
 def locomo_queries(keep: Path, conversations: range, protocol: str) -> list[Query | None]:
@@ -137,7 +149,11 @@ def save(cache: Path, name: str, queries: list[Query | None]) -> None:
         m=np.concatenate([q[2] for q in kept]),
         qid=np.concatenate([np.full(len(q[1]), i) for i, q in enumerate(kept)]),
         total=len(queries),
+        ids=np.array([i for q in kept for i in q[3]]),
+        text=np.array([q[4] for q in kept]),
+        scope=np.array([q[5] for q in kept]),
     )
+    (cache / "corpus.json").write_text(json.dumps(CORPUS), encoding="utf-8")
     print(f"{name}: {len(kept)} of {len(queries)} queries have a gold candidate", flush=True)
 
 
@@ -222,6 +238,11 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=0.01)
     parser.add_argument("--coding-weight", type=float, default=5.0)
     parser.add_argument("--write", action="store_true", help="write the fitted weights into the package")
+    parser.add_argument(
+        "--floors", help="comma-separated: r@5 of the shipped weights at each relevance floor (cached candidates)"
+    )
+    parser.add_argument("--min-relevance", type=float, help="the floor written with the weights (ranking_floor.py)")
+    parser.add_argument("--min-relevance-note", default="", help="how the floor was chosen")
     parser.add_argument("--rescore", type=int, help="context_rescore for the extraction (default: as shipped)")
     parser.add_argument("--expand", type=int, help="context_expand for the extraction (default: as shipped)")
     args = parser.parse_args()
@@ -246,6 +267,15 @@ def main() -> None:
         offset += qid.max() + 1
     x, y = np.concatenate(xs), np.concatenate(ys)
     now = shipped_ranking()
+    if args.floors:  # min_relevance filters after ranking: the cached candidates at floor 0 tell every floor
+        for floor in (float(v) for v in args.floors.split(",")):
+            cells = []
+            for name, (sx, sy, sm, sq, total) in sets.items():
+                rel = np.array([relevance(row, now) for row in sx])
+                score = np.where(rel >= floor, rel * sm, -1.0)
+                cells.append(f"{name} {recall_at(score, np.where(rel >= floor, sy, 0.0), sq, total):.3f}")
+            print(f"shipped {now.version}, min_relevance {floor}: r@5 " + ", ".join(cells), flush=True)
+        return
     start = (np.array(now.weights) * now.scale, now.scale * now.intercept + now.shift)
     beta, b, gamma = fit(x, y, np.concatenate(ms), np.concatenate(qs), np.concatenate(ws), args.l2, start)
     model = RankingWeights(tuple(float(v) for v in beta), b)
@@ -274,10 +304,16 @@ def main() -> None:
                     "command": command,
                     "training": "LoCoMo conversations 0-4 (bare store of all ten; bare and aged protocols), "
                     "prompt_floor.jsonl tune prompts, DevBench training half",
+                    "features": f"extracted into {args.cache}",
                     "intercept": model.intercept,
                     "weights": dict(zip(FEATURES, model.weights, strict=True)),
                     "scale": model.scale,
                     "shift": model.shift,
+                    **(
+                        {"min_relevance": args.min_relevance, "min_relevance_note": args.min_relevance_note}
+                        if args.min_relevance is not None
+                        else {}
+                    ),
                 },
                 indent=2,
             )

@@ -197,6 +197,18 @@ class Store(WriteTarget, Protocol):
     def size_bytes(self) -> int: ...
 
 
+class Generational(Protocol):
+    """A store that can say when its bullets changed (issue 33, seventh round; for the lead to join with
+    ``adapters/lance``: ``LanceStore`` keeps this counter in ``VectorIndex.generation()``, which its
+    ``column_counts`` already keys on). The use cases keep values computed from the bullets (the learned
+    ranking's ``ScopeStats``) until it moves; a store without it gets them recomputed on every use."""
+
+    def generation(self) -> str:
+        """A value that changes whenever a bullet is added, changed or removed, here or by another process
+        ("" when unknown: nothing can be kept by it)."""
+        ...
+
+
 class StagedBatch(WriteTarget, Protocol):
     """Curated writes held in memory; ``commit`` stores them at once and says what could not be written."""
 

@@ -14,6 +14,7 @@ from ..domain.inputs import MAX_QUERY_CHARS, MAX_RESULTS_CAP, TOKEN_BUDGET_CAP, 
 from ..domain.models import RecallResult
 from ..engine.retrieval import RecallRequest
 from ..engine.retrieval import recall as generate
+from ..engine.retrieval.ranking import ScopeStats, scope_stats
 from ..text.language import mostly_cjk
 from .deps import Deps
 from .recalls import RecallRecorder
@@ -52,7 +53,10 @@ def recall(
 
     else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
         notes.append("CJK query: keyword layers only (the embedding model is English)")
-    result = generate(deps.store, request, vector, deps.retrieval, notes, deps.terms)
+    scopes = request.scope.visible()
+    result = generate(
+        deps.store, request, vector, deps.retrieval, notes, deps.terms, lambda: visible_stats(deps, scopes)
+    )
     if deps.teams is not None and (team_notes := deps.teams.read_notes()):
         result = dataclasses.replace(result, notes=(*result.notes, *team_notes))
     if reinforce and result.hits:
@@ -65,6 +69,40 @@ def recall(
             except Exception as exc:  # reinforcement is bookkeeping: the answer still goes out
                 log.warning("could not record recalls: %s", exc)
     return dataclasses.replace(result, scope_why=deps.workspace.reason(scope))
+
+
+STATS = "scope-stats"  # deps.caches key: visible scopes -> (the store's generation, their ScopeStats)
+
+
+def visible_stats(deps: Deps, scopes: Sequence[str]) -> ScopeStats:
+    """The learned ranking's BM25 statistics over the active bullets of ``scopes``, kept until the store's
+    generation moves (``ports.Generational``)."""
+    seen = _generation(deps.store)
+    kept: dict[tuple[str, ...], tuple[str, ScopeStats]] = deps.caches.setdefault(STATS, {})
+    key = tuple(scopes)
+    hit = kept.get(key)
+    if seen and hit is not None and hit[0] == seen:
+        return hit[1]
+    stats = scope_stats(deps.store.active_in(scopes), deps.retrieval.context_window)
+    if seen:
+        if len(kept) >= 16:  # a few scopes at a time are asked; the oldest goes
+            kept.pop(next(iter(kept)))
+        kept[key] = (seen, stats)
+    return stats
+
+
+def _generation(store: object) -> str:
+    """The store's generation (``ports.Generational``). A store that does not say it (``LanceStore`` until
+    the lead joins this with ``adapters/lance``): how many rows each scope and each status holds, which moves
+    with every addition, deletion, archiving and restoring but not with an edit in place (an edited
+    bullet's own stems are read fresh from it; only its share of the document frequencies waits)."""
+    generation = getattr(store, "generation", None)
+    if callable(generation):
+        return str(generation())
+    counts = getattr(store, "column_counts", None)
+    if not callable(counts):
+        return ""
+    return repr((sorted(counts("scope").items()), sorted(counts("status").items())))
 
 
 def reinforce_now(deps: Deps, counts: Mapping[str, int], now: datetime) -> None:

@@ -5,21 +5,26 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from memx_mcp.config import Settings
 from memx_mcp.domain.errors import InvalidInputError
-from memx_mcp.domain.models import Bullet
+from memx_mcp.domain.models import Bullet, KnowledgeType, Section
 from memx_mcp.engine.retrieval.fusion import FusionParams, fuse, fuse_learned
 from memx_mcp.engine.retrieval.ranking import (
     FEATURES,
     RankingWeights,
     bm25_share,
     bm25_stats,
+    lead_label,
     relevance,
+    scope_features,
+    scope_stats,
 )
 from memx_mcp.memory import Memory
 from memx_mcp.text.stems import STOP_LIST, names, query_stems, stem_counts
@@ -92,6 +97,76 @@ def test_bm25_counts_stems_without_stop_words_and_the_neighbours_at_half_weight(
     assert bm25_share(q, docs[2], stats, context=docs[0]) < own  # a neighbour's words count less
 
 
+def turn(bid: str, text: str, minute: int, scope: str = "project:talk") -> Bullet:
+    when = datetime(2026, 3, 1, 10, 0, tzinfo=UTC) + timedelta(minutes=minute)
+    return Bullet(bid, text, Section.GENERAL, KnowledgeType.KNOWLEDGE, 50, 1, "manual", scope, when, when)
+
+
+TALK = [
+    turn("t1", "Caroline: I went to the LGBTQ support group yesterday.", 0),
+    turn("t2", "Melanie: How was it? Did you like the group?", 1),
+    turn("t3", "Caroline: It was powerful. I painted a sunrise afterwards.", 2),
+    turn("t4", "Melanie: Lunch was good today.", 600),  # ten hours later: another session
+    turn("t5", "Melanie: Lunch with the kids was fun.", 601),
+    turn("t6", "Caroline: lunch again", 601),  # the same instant as t5: a batch, no order between them
+]
+
+
+def test_scope_statistics_count_every_bullets_stems_and_link_neighbours_within_the_window() -> None:
+    stats = scope_stats(TALK, window=3600.0)
+    assert stats.documents == 6
+    assert stats.df["lunch"] == 3 and stats.df["group"] == 2 and "the" not in stats.df  # stop word
+    assert stats.mean_length == pytest.approx(sum(sum(stem_counts(b.content).values()) for b in TALK) / 6)
+    assert stats.before == {"t2": "t1", "t3": "t2", "t5": "t4"}  # t4 is ten hours after t3; t5/t6 one batch
+    assert stats.after == {"t1": "t2", "t2": "t3", "t4": "t5"}
+    assert stats.labels == {"caroline", "melanie"}
+    assert stats.idf("lunch") == pytest.approx(math.log(1 + (6 - 3 + 0.5) / (3 + 0.5)))
+    assert stats.idf("sunris") > stats.idf("group") > stats.idf("lunch")  # rarer in the scope, higher
+
+
+def test_lead_labels_are_a_short_name_before_a_colon() -> None:
+    assert lead_label("Caroline: I went") == "caroline"
+    assert lead_label("Dr. Who: hello") == "dr. who"
+    assert lead_label("Prefer rg over grep -r to search code") == ""
+    assert lead_label("https://example.com: a link") == ""
+    assert lead_label("one two three four: too long") == ""
+
+
+def test_scope_bm25_gives_the_neighbours_their_own_fields_and_the_speaker_a_prior() -> None:
+    stats = scope_stats(TALK, window=3600.0)
+    q = query_stems("What did Caroline paint after the support group?")
+    said = names("What did Caroline paint after the support group?")
+    by_id = {b.id: b for b in TALK}
+
+    def of(bid: str) -> dict[str, float]:
+        got = scope_features(q, said, bid, stem_counts(by_id[bid].content), lead_label(by_id[bid].content), stats)
+        return dict(zip(FEATURES[FEATURES.index("scope_bm25") :], got, strict=False))
+
+    t1, t2, t3, t4 = of("t1"), of("t2"), of("t3"), of("t4")
+    for f in (t1, t2, t3):
+        assert all(0.0 <= v <= 1.0 for v in f.values())
+    assert t3["scope_bm25"] > 0 and t3["scope_bm25_before"] > 0  # "paint"+"carolin" own; "group" before it
+    assert t3["scope_bm25_after"] == 0.0  # t4 is another session: no neighbour after it
+    assert t2["scope_bm25_after"] == pytest.approx(t3["scope_bm25"])  # t3 as t2's next field
+    assert t3["scope_bm25f"] > 0 and t4["scope_bm25f"] == 0.0
+    assert t3["scope_cover_context"] > t3["scope_cover"] > 0  # "group" is only in a neighbour
+    assert t4["scope_cover"] == t4["scope_cover_context"] == 0.0
+    assert (t1["speaker"], t1["speaker_other"]) == (1.0, 0.0)  # Caroline is asked about, and speaks
+    assert (t2["speaker"], t2["speaker_other"]) == (0.0, 1.0)  # Melanie speaks; the query names Caroline
+    # a stem the whole scope uses weighs less than a rare one, whatever the candidates are
+    both = ("lunch", "sunris")
+    common = scope_features(both, frozenset(), "t5", stem_counts(TALK[4].content), "", stats)[0]
+    rare = scope_features(both, frozenset(), "t3", stem_counts(TALK[2].content), "", stats)[0]
+    assert 0 < common < rare
+
+
+def test_a_query_of_stems_no_bullet_has_gets_no_store_evidence_but_keeps_the_speaker_prior() -> None:
+    stats = scope_stats(TALK, window=3600.0)
+    got = scope_features(("zebra",), frozenset({"caroline"}), "t1", stem_counts(TALK[0].content), "caroline", stats)
+    assert got[:6] == (0.0,) * 6 and got[6:] == (1.0, 0.0)
+    assert scope_stats([], 3600.0).documents == 0
+
+
 def test_names_are_the_capitalised_words_inside_a_sentence() -> None:
     assert names("When did Caroline go to the LGBTQ support group with Melanie?") == {"caroline", "melanie"}
     assert names("Which port does Redis use?") == {"redis"}
@@ -128,7 +203,9 @@ def test_a_candidate_with_no_evidence_scores_under_the_learned_rankings_own_rele
     assert retrieval_params(Settings(home=tmp_path)).min_relevance == Settings(home=tmp_path).min_relevance
     assert with_learned_ranking(retrieval_params(Settings(home=tmp_path))) == learned
     assert relevance(features(), shipped_ranking()) < floor
-    assert relevance(features(semantic=0.6, bm25_context=0.5, exact=0.5), shipped_ranking()) > floor
+    # a candidate that says half the query's words (half their weight in the scope) and is near in meaning
+    evidence = features(semantic=0.6, exact=0.5, bm25=0.5, scope_bm25=0.3, scope_cover=0.5, scope_bm25f_top=1.0)
+    assert relevance(evidence, shipped_ranking()) > floor
 
 
 def test_the_fit_reads_each_candidates_features_and_the_multipliers_its_relevance_is_ranked_by(
@@ -153,3 +230,25 @@ def test_the_fit_reads_each_candidates_features_and_the_multipliers_its_relevanc
     best = seen[hits[0].bullet.content][0]
     assert "pytest-xdist" in hits[0].bullet.content
     assert best[FEATURES.index("semantic")] > 0.3 and best[FEATURES.index("bm25")] > 0
+    assert best[FEATURES.index("scope_bm25")] > 0 and best[FEATURES.index("scope_bm25_top")] == 1.0
+
+
+def test_the_scope_statistics_cover_every_visible_bullet_and_are_kept_until_the_store_changes(
+    memory: Memory,
+) -> None:
+    from memx_mcp.usecases.recall import visible_stats
+
+    for text in ("Use pytest -n auto to run the tests in parallel", "The staging database resets on Sunday"):
+        memory.remember(text, scope="project:demo")
+    memory.remember("Prefer rg over grep -r", scope="global")
+    memory.remember("An unrelated project's lesson", scope="project:other")
+    scopes = memory.resolve_scope("project:demo").visible()
+    first = visible_stats(memory.deps, scopes)
+    assert first.documents == 3 and first.df["pytest"] == 1 and "unrel" not in first.df  # other project: unseen
+    assert visible_stats(memory.deps, scopes) is first  # kept: nothing changed
+    memory.remember("Run pytest with -x to stop at the first failure", scope="project:demo")
+    second = visible_stats(memory.deps, scopes)
+    assert second is not first and second.documents == 4 and second.df["pytest"] == 2
+    gone = next(b for b in memory.store.active_in(scopes) if "staging" in b.content)
+    memory.forget([gone.id])
+    assert visible_stats(memory.deps, scopes).documents == 3

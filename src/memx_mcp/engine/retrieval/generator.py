@@ -30,7 +30,17 @@ from .layers import (
     metadata_score,
     metadata_terms,
 )
-from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance
+from .ranking import (
+    Bm25Stats,
+    RankingWeights,
+    ScopeStats,
+    bm25_share,
+    bm25_stats,
+    lead_label,
+    relevance,
+    scope_features,
+    scope_stats,
+)
 from .when import Span, named_spans
 
 log = logging.getLogger(__name__)
@@ -174,13 +184,32 @@ NO_CONTEXT = Context()
 @dataclass(frozen=True)
 class QueryFeatures:
     """What the learned ranking knows of the query beyond its terms: its stems and their BM25 statistics
-    over the candidates, the names it carries, and the full-text index's score of each candidate (as a
-    share of the query's best)."""
+    over the candidates, the names it carries, the full-text index's score of each candidate (as a
+    share of the query's best), and BM25 with the statistics of the whole scope (``ScopeStats``) with the
+    best of the candidates' first scoring, which the ``_top`` features divide by."""
 
     stems: tuple[str, ...]
     stats: Bm25Stats
     names: frozenset[str]
     fulltext: Mapping[str, float]
+    scope: ScopeStats
+    scoped: dict[str, tuple[float, ...]] = field(default_factory=dict)  # bullet id -> its scope_features
+    best: list[float] = field(default_factory=lambda: [0.0, 0.0])  # the best scope_bm25 and scope_bm25f
+
+    def of(self, bullet: Bullet, profile: TermProfile) -> tuple[float, ...]:
+        """``ranking.scope_features`` of ``bullet``, whose term profile is ``profile``."""
+        found = self.scoped.get(bullet.id)
+        if found is None:
+            own = profile.stems  # (read from the bullet now: the statistics may predate an edit)
+            found = scope_features(self.stems, self.names, bullet.id, own, lead_label(bullet.content), self.scope)
+            self.scoped[bullet.id] = found
+        return found
+
+    def rank_best(self, bullets: Sequence[Bullet], profiles: Mapping[str, TermProfile]) -> None:
+        """The best scope_bm25 and scope_bm25f over ``bullets`` (the first scoring's candidates)."""
+        for b in bullets:
+            f = self.of(b, profiles[b.id])
+            self.best[0], self.best[1] = max(self.best[0], f[0]), max(self.best[1], f[3])
 
 
 def learned_features(
@@ -197,6 +226,7 @@ def learned_features(
     """The features of ``ranking.FEATURES`` for one candidate: ``own`` its L1, L2, L3; ``context`` what its
     neighbours add to L1, the share of query terms only they have, and how far their similarity is above
     the bullet's own."""
+    scoped = query.of(bullet, p)
     return (
         own[0] / L1_MAX,
         own[1] / L2_MAX,
@@ -211,6 +241,9 @@ def learned_features(
         1.0 if named and not in_named else 0.0,
         1.0 if p.question else 0.0,
         1.0 if semantic is None else 0.0,
+        *scoped,
+        scoped[0] / query.best[0] if query.best[0] > 0 else 0.0,
+        scoped[3] / query.best[1] if query.best[1] > 0 else 0.0,
     )
 
 
@@ -397,9 +430,12 @@ def recall(
     params: RetrievalParams,
     notes: Sequence[str] = (),
     terms_cache: TermsCache | None = None,
+    stats: ScopeStats | Callable[[], ScopeStats] | None = None,
 ) -> RecallResult:
     """Rank the visible bullets for ``request.query`` and pack the best into the budget. ``query_vector``
-    may be a callable that waits for it (``notes`` is read after it returns)."""
+    may be a callable that waits for it (``notes`` is read after it returns). ``stats``: the visible
+    scopes' BM25 statistics for the learned ranking (a value, or a callable asked only under it); None:
+    made from the candidates alone."""
     terms = query_terms(request.query)
     if not terms:  # only common words ("the", "how should I do it"): no subject, so no match of any kind
         note = "the query has only common words: nothing to match"
@@ -425,9 +461,14 @@ def recall(
     query = None
     if params.ranking is not None:
         stems = query_stems(request.query)
+        if callable(stats):
+            stats = stats()
+        if stats is None:
+            stats = scope_stats(list(found.values()), params.context_window)
         query = QueryFeatures(
-            stems, bm25_stats(stems, [p.stems for p in profiles.values()]), names(request.query), fulltext
+            stems, bm25_stats(stems, [p.stems for p in profiles.values()]), names(request.query), fulltext, stats
         )
+        query.rank_best(list(found.values()), profiles)
     scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None, query)
     scoring.sims.update(sims)
     hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)

@@ -9,10 +9,16 @@ same training candidates), so that ``min_relevance`` and the prompt floor keep a
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ...domain.models import Bullet
+from ...text.stems import stem_counts
 
 # The features, in the order of the weights. Each is in [0, 1] (or near it).
 FEATURES = (
@@ -31,6 +37,18 @@ FEATURES = (
     "other_time",  # 1: the query names a time and the bullet was not written in it
     "question",  # 1: the bullet is a question (it asks; it rarely answers)
     "keyword_only",  # 1: no semantic score (keyword-only mode, or a bullet without a vector)
+    # BM25 with the statistics of the whole scope (``ScopeStats``: document frequency of each stem over the
+    # scope's bullets, their mean length), not of the ~70 candidates of one recall; each / the most possible
+    "scope_bm25",  # the bullet's own stems
+    "scope_bm25_before",  # the stems of the bullet written just before it (its own field)
+    "scope_bm25_after",  # the stems of the bullet written just after it (its own field)
+    "scope_bm25f",  # the bullet with both neighbours at ``CONTEXT_FIELD`` as one document
+    "scope_cover",  # IDF share of the query's stems the bullet has
+    "scope_cover_context",  # IDF share of the query's stems the bullet or a neighbour has
+    "speaker",  # 1: the query names the bullet's leading label ("Caroline: ..." -> caroline)
+    "speaker_other",  # 1: the query names another leading label of the scope, not the bullet's
+    "scope_bm25_top",  # scope_bm25 / the best of the query's candidates
+    "scope_bm25f_top",  # scope_bm25f / the best of the query's candidates
 )
 
 
@@ -123,3 +141,92 @@ def bm25_share(
         if tf:
             score += stats.idf[s] * tf * (K1 + 1.0) / (tf + norm)
     return score / total
+
+
+@dataclass(frozen=True)
+class ScopeStats:
+    """BM25's statistics over every active bullet of the scopes a recall sees (not only its candidates):
+    how many bullets hold each stem, how many bullets there are and their mean length in stems; each
+    bullet's stems, the bullets written just before and after it (its neighbours in time, as the store's
+    ``adjacent`` finds them) and the leading labels ("Caroline: ...") of the scope. Made by
+    ``scope_stats`` from the bullets; the use cases keep it until the store changes."""
+
+    documents: int
+    mean_length: float
+    df: Mapping[str, int]
+    stems: Mapping[str, Mapping[str, int]]
+    before: Mapping[str, str]
+    after: Mapping[str, str]
+    labels: frozenset[str]
+
+    def idf(self, stem: str) -> float:
+        df = self.df.get(stem, 0)
+        return math.log(1.0 + (self.documents - df + 0.5) / (df + 0.5))
+
+
+_LABEL = re.compile(r"^\s*([^\W\d_][\w' .-]{0,30}?)\s*:\s")
+
+
+def lead_label(text: str) -> str:
+    """The label a bullet starts with, lower-cased: "Caroline: I went..." -> "caroline"; "" when it starts
+    with none (at most three words before the colon)."""
+    m = _LABEL.match(text)
+    if m is None or len(m.group(1).split()) > 3:
+        return ""
+    return m.group(1).strip().lower()
+
+
+def scope_stats(bullets: Sequence[Bullet], window: float) -> ScopeStats:
+    """The statistics of ``bullets`` (a recall's visible scopes); neighbours are the bullets just before and
+    after in the same scope, at most ``window`` seconds apart and not of the same instant (a batch)."""
+    stems = {b.id: stem_counts(b.content) for b in bullets}
+    df: Counter[str] = Counter()
+    for counts in stems.values():
+        df.update(counts.keys())
+    total = sum(sum(c.values()) for c in stems.values())
+    order = sorted(bullets, key=lambda b: (b.scope, b.created_at, b.id))
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for a, b in itertools.pairwise(order):
+        if a.scope == b.scope and 0.0 < (b.created_at - a.created_at).total_seconds() <= window:
+            after[a.id], before[b.id] = b.id, a.id
+    labels = frozenset(label for b in bullets if (label := lead_label(b.content)))
+    return ScopeStats(len(bullets), total / len(bullets) if bullets else 1.0, df, stems, before, after, labels)
+
+
+def _bm25(query: Sequence[str], idf: Mapping[str, float], counts: Mapping[str, float], mean: float) -> float:
+    norm = K1 * (1.0 - B + B * sum(counts.values()) / (mean or 1.0))
+    return sum(idf[s] * counts[s] * (K1 + 1.0) / (counts[s] + norm) for s in query if counts.get(s))
+
+
+_NONE: Mapping[str, int] = {}
+
+
+def scope_features(
+    query: Sequence[str], said: frozenset[str], bullet: str, own: Mapping[str, int], label: str, stats: ScopeStats
+) -> tuple[float, ...]:
+    """The features ``scope_bm25`` .. ``speaker_other`` of ``FEATURES`` for the bullet ``bullet`` with
+    stems ``own`` and leading label ``label``; ``query`` the query's stems, ``said`` the names it carries."""
+    idf = {s: stats.idf(s) for s in query}
+    most = sum(idf.values()) * (K1 + 1.0)
+    speaker = 1.0 if label and label in said else 0.0
+    other = 1.0 if not speaker and any(n in stats.labels and n != label for n in said) else 0.0
+    if not most:
+        return (0.0,) * 6 + (speaker, other)
+    before = stats.stems.get(stats.before.get(bullet, ""), _NONE)
+    after = stats.stems.get(stats.after.get(bullet, ""), _NONE)
+    merged: Counter[str] = Counter(own)
+    for near in (before, after):
+        for s, c in near.items():
+            merged[s] += CONTEXT_FIELD * c  # type: ignore[assignment]
+    idf_total = sum(idf.values())
+    return (
+        _bm25(query, idf, own, stats.mean_length) / most,
+        _bm25(query, idf, before, stats.mean_length) / most,
+        _bm25(query, idf, after, stats.mean_length) / most,
+        _bm25(query, idf, merged, stats.mean_length * (1.0 + 2 * CONTEXT_FIELD)) / most,
+        sum(idf[s] for s in query if s in own) / idf_total,
+        sum(idf[s] for s in query if s in own or s in before or s in after) / idf_total,
+        speaker,
+        other,
+    )
