@@ -3,7 +3,8 @@
 
 In the seventh round one helper model answered, fresh, every prompt the old and the new code send on heldout7
 and on each group of heldout6 (`docs/notes/r7-rec7.md`, `r7-rec6cc.md`, `r7-rec6fmt.md`; the prompts this
-round's later fixes changed: `r7-rec6fix.md`, `r7-rec6fix2.md`, and `llm_answers_r7_rec6cc_fix.jsonl`), and
+round's later fixes changed: `r7-rec6fix.md`, `r7-rec6fix2.md`, `r7-rec7b.md`, `r7-rec6ccb.md`, `r7-rec6fmtb.md` and
+`llm_answers_r7_rec6cc_fix.jsonl`), and
 blind helper judges labelled every bullet no earlier judgement covered (`judgements_r7_*.jsonl`). This script
 runs both sides of each part with those answers and every judgement, and prints their TOTAL rows and the
 held-for-review line of the new side.
@@ -25,14 +26,21 @@ ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "benchmarks" / "data" / "reflector_corpus"
 # (name, split, group or "" for the whole split, old commit, answer files of the old side, of the new side)
 PARTS = (
-    ("heldout7", "heldout7", "", "eba1849", ("llm_answers_r7_rec7.jsonl",), ("llm_answers_r7_rec7.jsonl",)),
+    (
+        "heldout7",
+        "heldout7",
+        "",
+        "eba1849",
+        ("llm_answers_r7_rec7.jsonl",),
+        ("llm_answers_r7_rec7.jsonl", "llm_answers_r7_rec7b.jsonl"),
+    ),
     (
         "heldout6 cc",
         "heldout6",
         "cc",
         "ad7ff74",
         ("llm_answers_r7_rec6cc.jsonl",),
-        ("llm_answers_r7_rec6cc.jsonl", "llm_answers_r7_rec6cc_fix.jsonl"),
+        ("llm_answers_r7_rec6cc.jsonl", "llm_answers_r7_rec6cc_fix.jsonl", "llm_answers_r7_rec6ccb.jsonl"),
     ),
     (
         "heldout6 fmt",
@@ -40,7 +48,12 @@ PARTS = (
         "fmt",
         "ad7ff74",
         ("llm_answers_r7_rec6fmt.jsonl",),
-        ("llm_answers_r7_rec6fmt.jsonl", "llm_answers_r7_rec6fix.jsonl", "llm_answers_r7_rec6fix2.jsonl"),
+        (
+            "llm_answers_r7_rec6fmt.jsonl",
+            "llm_answers_r7_rec6fix.jsonl",
+            "llm_answers_r7_rec6fix2.jsonl",
+            "llm_answers_r7_rec6fmtb.jsonl",
+        ),
     ),
 )
 

@@ -145,6 +145,25 @@ def test_an_older_specstory_edit_block_is_the_assistants_edit_not_content() -> N
     assert next(s for s in other.steps if s.role == "tool").tool == "Search"
 
 
+def test_a_specstory_shell_call_whose_command_is_in_its_summary_keeps_command_and_output_apart() -> None:
+    # seventh round: SpecStory's exports of Codex CLI sessions (heldout7) write the command in the summary and
+    # only the output in the fence; the output was read as the command, so no command of those sessions was
+    # ever seen run (their advice unbacked, their quotes of commands not found)
+    text = (
+        "_**User**_\n\ncheck the plist\n\n---\n\n_**Agent (gpt-5.3-codex 2026-03-04 20:36:59Z)**_\n\n"
+        '<tool-use data-tool-type="shell" data-tool-name="exec_command"><details>\n'
+        "<summary>Tool use: **exec_command** `plutil -lint docs/x.plist`</summary>\n```\nChunk ID: 74a2ce\n"
+        "Process exited with code 0\nOutput:\ndocs/x.plist: OK\n```\n</details></tool-use>\n\n"
+        '<tool-use data-tool-type="shell" data-tool-name="exec_command"><details>\n'
+        "<summary>Tool use: **exec_command** `npm test`</summary>\n```\nProcess exited with code 1\n"
+        "Output:\nnot ok 1 - rewrite\n```\n</details></tool-use>\n"
+    )
+    t = parse_transcript(text)
+    runs = [s for s in t.steps if s.tool == "Bash"]
+    assert [(s.command, s.is_error) for s in runs] == [("plutil -lint docs/x.plist", False), ("npm test", True)]
+    assert "docs/x.plist: OK" in runs[0].result and "not ok 1" in runs[1].result
+
+
 # -- Aider chat history ------------------------------------------------------------------------------------
 
 

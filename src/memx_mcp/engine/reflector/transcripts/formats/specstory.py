@@ -31,6 +31,8 @@ _EXIT = re.compile(r"(?:exit code|exited with code)[:\s]+(-?\d+)", re.I)
 _TAGS = re.compile(r"</?[a-z][^>]*>")
 _THINK = re.compile(r"<think>.*?</think>", re.S)
 _INLINE_COMMAND = re.compile(r"^`(?P<cmd>[^`\n]+)`\s*$", re.M)  # v2 writes the command as one code span
+# Newer exports put a shell call's command in its summary: "Tool use: **exec_command** `npm test`"
+_SUMMARY_COMMAND = re.compile(r"^Tool use:\s*\*\*[\w.-]+\*\*\s*`(?P<cmd>[^`\n]+)`\s*$")
 # Older exports show an edit as a bare <details> block: "Edit file: PATH", then the diff of each chunk
 _EDIT_FILE = re.compile(r"^Edit file:\s*(\S.*)$")
 
@@ -72,8 +74,11 @@ class _Reader:
         fences = [m.group("code") for m in _FENCE.finditer(body)]
         if kind.get("type") == "shell" or "terminal" in name:
             inline = _INLINE_COMMAND.search(body)
+            shown = _SUMMARY_COMMAND.search(summary)
             if inline:
                 command, output = inline.group("cmd").strip(), "\n".join(fences)
+            elif shown:  # "Tool use: **exec_command** `plutil -lint x`": the command, then only output fences
+                command, output = shown.group("cmd").strip(), "\n".join(fences)
             else:
                 command = fences[0].strip() if fences else summary.split(":", 1)[-1].strip()
                 output = "\n".join(fences[1:])
