@@ -3,11 +3,11 @@
 
 In the seventh round one helper model answered, fresh, every prompt the old and the new code send on heldout7
 and on each group of heldout6 (`docs/notes/r7-rec7.md`, `r7-rec6cc.md`, `r7-rec6fmt.md`; the prompts this
-round's later fixes changed: `r7-rec6fix.md`, `r7-rec6fix2.md`, `r7-rec7b.md`, `r7-rec6ccb.md`, `r7-rec6fmtb.md` and
-`llm_answers_r7_rec6cc_fix.jsonl`), and
-blind helper judges labelled every bullet no earlier judgement covered (`judgements_r7_*.jsonl`). This script
-runs both sides of each part with those answers and every judgement, and prints their TOTAL rows and the
-held-for-review line of the new side.
+round's later fixes changed: `r7-rec6fix.md`, `r7-rec6fix2.md`, `r7-rec7b.md`, `r7-rec6ccb.md`,
+`r7-rec6fmtb.md`, `r7-rec7c.md` and `llm_answers_r7_rec6cc_fix.jsonl`), and blind helper judges labelled
+every bullet no earlier judgement covered (`judgements_r7_*.jsonl`). This script runs both sides of each part
+with those answers and every judgement, and prints their TOTAL rows and the held-for-review line of the new
+side (`docs/notes/r7-lead31.md`).
 
     python benchmarks/reflector_ab.py            # needs git (the old code comes from `git archive`)
 
@@ -32,7 +32,7 @@ PARTS = (
         "",
         "eba1849",
         ("llm_answers_r7_rec7.jsonl",),
-        ("llm_answers_r7_rec7.jsonl", "llm_answers_r7_rec7b.jsonl"),
+        ("llm_answers_r7_rec7.jsonl", "llm_answers_r7_rec7b.jsonl", "llm_answers_r7_rec7c.jsonl"),
     ),
     (
         "heldout6 cc",

@@ -180,7 +180,6 @@ ROLE_MARKER = re.compile(
 
 TESTS = (
     ("tells the agent to fetch and execute", FETCH_AND_EXECUTE),
-    ("tells the agent to send data out", SEND_OUT),
     ("touches credentials", CREDENTIALS),
     ("touches credentials", PLANTS_CREDENTIAL),
     ("tells the agent to disregard its instructions", DISREGARD),
@@ -245,10 +244,29 @@ def _runs_credential_command(text: str) -> bool:
     return not all(_RUN_BY_CODE.search(text[max(0, m.start() - 80) : m.start()]) for m in found)
 
 
+_URL_HOST = re.compile(r"\bhttps?://(\[[^\]]*\]|[^/\s:'\"`)]+)", re.I)
+_LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$", re.I)
+
+
+def _sends_out(text: str) -> bool:
+    """Data sent somewhere off this machine: a send whose every address is the machine itself (a local
+    service, ``http://127.0.0.1:48123/v1/rewrite``) sends nothing out."""
+    for m in SEND_OUT.finditer(text):
+        clause = re.split(r"[.;](?:\s|$)|\n", text[m.start() : m.end() + 160], maxsplit=1)[0]
+        hosts = _URL_HOST.findall(clause)
+        if not hosts or not all(_LOOPBACK.match(h) for h in hosts):
+            return True
+    return False
+
+
 def risks(text: str) -> tuple[str, ...]:
     """The risky things ``text`` tells the agent to do, whoever wrote it: by its words, and by the shapes of
     its commands (``command_shapes``)."""
     found = [why for why, test in TESTS if test.search(text)]
+    if _sends_out(text):
+        found.insert(
+            1 if found and found[0] == "tells the agent to fetch and execute" else 0, "tells the agent to send data out"
+        )
     if _runs_credential_command(text) or _touches_file(text):
         found.append("touches credentials")
     return tuple(dict.fromkeys([*found, *shapes(text)]))
