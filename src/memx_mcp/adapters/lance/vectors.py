@@ -29,7 +29,8 @@ import pyarrow.compute as pc
 from ...domain.models import Bullet, Status
 from ...files import atomic_write
 from ...native import one_blas_thread, trim_heap
-from .rows import bullets_table, table_to_bullets
+from .lexical import LexicalIndex
+from .rows import bullets_table, index_text, table_to_bullets
 
 _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
@@ -38,7 +39,7 @@ _BLOCK = 4096  # rows a scan widens to float32 at a time (6 MB at 384 dimensions
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
-    return schema.empty_table().drop_columns(["vector"])
+    return schema.empty_table().drop_columns([c for c in _SKIP if c in schema.names])
 
 
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,6 +98,8 @@ def nearest(
 
 
 class VectorIndex:
+    keeps_terms = True  # also hold the lexical index (``lexical.py``) of every active bullet
+
     def __init__(self, generation_file: Path) -> None:
         one_blas_thread()  # the scan is one matrix-vector product: its spinning worker threads cost more than they give
         self._file = generation_file
@@ -114,6 +117,7 @@ class VectorIndex:
         self._order_key: object = None  # the state of the copy that the time order below was made for
         self._order = self._rank = self._times = np.zeros(0, np.int64)
         self._order_codes = np.zeros(0, np.int32)
+        self._lexical = LexicalIndex()
 
     def _read(self) -> str:
         try:
@@ -220,6 +224,11 @@ class VectorIndex:
 
     def _apply(self, added: Sequence[Bullet], removed: Sequence[str]) -> None:
         assert self._rows is not None
+        if self.keeps_terms:  # every active bullet, with a vector or without (stored while the model was away)
+            self._lexical.update(
+                [(b.id, b.scope, index_text(b)) for b in added if b.status is Status.ACTIVE],
+                [*removed, *(b.id for b in added if b.status is not Status.ACTIVE)],
+            )
         gone = {i for i in (*removed, *(b.id for b in added)) if i in self._where}
         rows, matrix, scales = self._rows, self._matrix, self._scales
         if gone:
@@ -247,9 +256,16 @@ class VectorIndex:
         self._scales = np.concatenate([scales, new_scales])
         self._matrix = np.vstack([matrix, codes])
 
-    def refresh(self, table: Any, columns: Sequence[str], get: Callable[[Sequence[str]], list[Bullet]]) -> None:
-        """Bring the copy up to ``table``'s current generation; ``get`` reads bullets by id, vectors included."""
-        if self._read() == self._seen and self._rows is not None:
+    def refresh(
+        self,
+        table: Any,
+        columns: Sequence[str],
+        get: Callable[[Sequence[str]], list[Bullet]],
+        current: str | None = None,
+    ) -> None:
+        """Bring the copy up to ``table``'s current generation; ``get`` reads bullets by id, vectors included.
+        ``current``: the generation the caller has just read (one read of the file instead of two)."""
+        if (self._read() if current is None else current) == self._seen and self._rows is not None:
             return
         with self._mutating:  # concurrent calls that find the copy stale bring it up to date once
             current = self._read()
@@ -271,14 +287,24 @@ class VectorIndex:
     def _reload(self, table: Any, columns: Sequence[str]) -> None:
         where = "status = 'active'"  # not "vector IS NOT NULL": that filter costs ~100 MB more at 100k
         total = int(table.count_rows(where))
-        reader = table.search().where(where).select([c for c in columns if c != "terms"]).limit(None).to_batches(2048)
+        terms = self.keeps_terms
+        reader = (
+            table.search()
+            .where(where)
+            .select([c for c in columns if terms or c != "terms"])
+            .limit(None)
+            .to_batches(2048)
+        )
         # Batch by batch, into one preallocated matrix of codes and compact copies of the other columns: the
         # scan's own buffers are let go at once, so the table with its vector column is never held whole (at
         # 100k bullets that doubled the peak memory).
         matrix = np.empty((total, self._dim_of(table)), dtype=np.int8)
         scales = np.empty(total, dtype=np.float32)
-        filled, parts = 0, []
+        filled, parts, lexical = 0, [], []
         for batch in reader:
+            if terms:  # the lexical index holds the bullets without a vector too
+                lexical.append(batch.select(["id", "scope", "terms"]))
+                batch = batch.drop_columns(["terms"])
             if batch.column("vector").null_count:  # stored while the model was away: not in the copy
                 batch = batch.filter(batch.column("vector").is_valid())
             if not batch.num_rows:
@@ -293,6 +319,13 @@ class VectorIndex:
             parts.append(pa.concat_batches([batch.drop_columns(["vector"])]))
         rows = pa.Table.from_batches(parts).combine_chunks() if parts else _empty_rows(reader.schema)
         parts.clear()
+        if terms:
+            if lexical:
+                words = pa.Table.from_batches(lexical)
+                ids, scopes = words.column("id").to_pylist(), words.column("scope").to_pylist()
+                self._lexical.build(ids, scopes, words.column("terms"))
+            else:
+                self._lexical.build([], [], pa.array([], pa.string()))
         self._set(rows, matrix[:filled], scales[:filled])
 
     @staticmethod
@@ -307,6 +340,12 @@ class VectorIndex:
         n = min(len(ids), len(matrix), len(scales), len(scope_codes))
         codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
         return nearest(ids, matrix[:n], scales[:n], scope_codes[:n], codes, vector, limit)
+
+    def lexical_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` best active bullets of ``scopes`` by BM25 of ``terms`` with store-level statistics
+        (``lexical.py``), with their scores, best first."""
+        with self._mutating:  # not while a write or a catch-up changes the postings
+            return self._lexical.search(terms, scopes, limit)
 
     def snapshot(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
         """The copy's ids, scope codes, int8 codes and scales as they are now (lists copied, arrays shared:
