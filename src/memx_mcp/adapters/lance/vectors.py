@@ -36,6 +36,7 @@ _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
 _BLOCK = 4096  # rows a scan widens to float32 at a time (6 MB at 384 dimensions)
+_MADE_LIMIT = 4096  # Bullets kept made from the copy's rows (~1.5 KB each without their vectors)
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -84,17 +85,20 @@ def nearest(
     n = len(matrix)
     if not n or not codes:
         return []
-    sims = scan(matrix, scales, unit(vector))
     visible = scope_codes == codes[0] if len(codes) == 1 else np.isin(scope_codes, codes)  # one scope: a compare
     count = int(visible.sum())
     if count == 0:
         return []
-    if count < n:
-        sims = np.where(visible, sims, -np.inf)
+    # Only the rows of the scopes are scanned (a project's share of the store, not all of it). They keep
+    # their order, so a staged view holding the copy's rows and more after them scans each of the copy's
+    # rows at the same place in the same block: the same similarity to the last bit.
+    rows = np.flatnonzero(visible) if count < n else None
+    sims = scan(matrix, scales, unit(vector)) if rows is None else scan(matrix[rows], scales[rows], unit(vector))
     k = min(limit, count)
     top = np.argpartition(-sims, k - 1)[:k]
     top = top[np.argsort(-sims[top])]
-    return [(ids[i], float(sims[i])) for i in top]
+    found = top if rows is None else rows[top]
+    return [(ids[i], float(sims[t])) for i, t in zip(found.tolist(), top.tolist(), strict=True)]
 
 
 class VectorIndex:
@@ -118,6 +122,7 @@ class VectorIndex:
         self._order = self._rank = self._times = np.zeros(0, np.int64)
         self._order_codes = np.zeros(0, np.int32)
         self._lexical = LexicalIndex()
+        self._made: dict[str, Bullet] = {}  # rows already turned into Bullets, until they change
 
     def _read(self) -> str:
         try:
@@ -210,6 +215,7 @@ class VectorIndex:
         return upserted, removed
 
     def _set(self, rows: pa.Table, matrix: np.ndarray, scales: np.ndarray) -> None:
+        self._made = {}
         self._rows = rows
         self._ids = rows.column("id").to_pylist()
         self._where = {i: n for n, i in enumerate(self._ids)}
@@ -231,6 +237,8 @@ class VectorIndex:
             )
         gone = {i for i in (*removed, *(b.id for b in added)) if i in self._where}
         rows, matrix, scales = self._rows, self._matrix, self._scales
+        for i in (*removed, *(b.id for b in added)):
+            self._made.pop(i, None)
         if gone:
             keep = np.fromiter((i not in gone for i in self._ids), dtype=bool, count=len(self._ids))
             rows, matrix, scales = rows.filter(pa.array(keep)), matrix[keep], scales[keep]
@@ -378,6 +386,8 @@ class VectorIndex:
             hits = [(self._where[i], n) for i, n in counts.items() if i in self._where]
             if not hits:
                 return
+            for i in counts:
+                self._made.pop(i, None)
             positions = np.asarray([p for p, _ in hits])
             recalls = self._rows.column("recall_count").to_numpy(zero_copy_only=False).copy()
             recalls[positions] += np.asarray([n for _, n in hits], dtype=recalls.dtype)
@@ -444,9 +454,17 @@ class VectorIndex:
     def bullets(self, ids: Sequence[str]) -> dict[str, Bullet]:
         """The copy's bullets for ``ids`` it holds, without their vectors (similarities come from
         ``similarities``; exact vectors from the table)."""
-        if self._rows is None:
-            return {}
-        positions = [self._where[i] for i in ids if i in self._where]
-        if not positions:
-            return {}
-        return {b.id: b for b in table_to_bullets(self._rows.take(positions))}
+        with self._mutating:  # the rows and the Bullets made of them change together
+            if self._rows is None:
+                return {}
+            made = self._made
+            found = {i: made[i] for i in ids if i in made}
+            positions = [self._where[i] for i in ids if i not in found and i in self._where]
+            if positions:
+                fresh = table_to_bullets(self._rows.take(positions))
+                if len(made) + len(fresh) > _MADE_LIMIT:  # the older half goes (a dict keeps insertion order)
+                    for old in list(made)[: len(made) // 2]:
+                        del made[old]
+                for b in fresh:
+                    made[b.id] = found[b.id] = b
+            return found
