@@ -278,6 +278,8 @@ def main() -> None:
                     "weights": dict(zip(FEATURES, model.weights, strict=True)),
                     "scale": model.scale,
                     "shift": model.shift,
+                    "min_relevance": now.min_relevance,  # (the floor is chosen apart: benchmarks/ranking_floor.py)
+                    "bm25_statistics": "store" if now.store_statistics else "candidates",
                 },
                 indent=2,
             )

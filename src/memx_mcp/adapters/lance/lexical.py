@@ -221,6 +221,11 @@ class LexicalIndex:
         ranked = sorted(zip(found.tolist(), best.tolist(), strict=True), key=lambda x: (-x[1], ids[x[0]]))
         return [(ids[k], s) for k, s in ranked[:limit]]
 
+    def statistics(self, terms: Sequence[str]) -> tuple[int, float, dict[str, int]]:
+        """BM25's statistics over the live bullets: how many, their mean length, each term's document
+        frequency."""
+        return self._live, self.mean_length(), {t: self.document_frequency(t) for t in terms}
+
     def __len__(self) -> int:
         return self._live
 

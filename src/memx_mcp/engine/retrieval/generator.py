@@ -30,7 +30,7 @@ from .layers import (
     metadata_score,
     metadata_terms,
 )
-from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance
+from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance, store_stats
 from .when import Span, named_spans
 
 log = logging.getLogger(__name__)
@@ -298,6 +298,24 @@ def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
     return made
 
 
+def _store_statistics(source: CandidateSource, stems: Sequence[str], notes: list[str]) -> Bm25Stats | None:
+    """BM25's statistics of ``stems`` over the whole store, from a store that keeps them (None: the
+    candidates' own are used)."""
+    find = getattr(source, "stem_statistics", None)
+    if find is None or not stems:
+        return None
+    try:
+        found = find(stems)
+    except Exception as exc:  # a refinement of one feature: without it, the candidates' statistics
+        log.warning("store statistics failed: %s", exc)
+        notes.append(f"store statistics skipped: {type(exc).__name__}")
+        return None
+    if found is None or not found[0]:
+        return None
+    count, mean, frequency = found
+    return store_stats(stems, count, mean, frequency)
+
+
 def _adjacent(
     source: CandidateSource, ids: Sequence[str], params: RetrievalParams, notes: list[str]
 ) -> dict[str, Sequence[Bullet]]:
@@ -425,9 +443,10 @@ def recall(
     query = None
     if params.ranking is not None:
         stems = query_stems(request.query)
-        query = QueryFeatures(
-            stems, bm25_stats(stems, [p.stems for p in profiles.values()]), names(request.query), fulltext
-        )
+        stats = _store_statistics(source, stems, gather_notes) if params.ranking.store_statistics else None
+        if stats is None:
+            stats = bm25_stats(stems, [p.stems for p in profiles.values()])
+        query = QueryFeatures(stems, stats, names(request.query), fulltext)
     scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None, query)
     scoring.sims.update(sims)
     hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)

@@ -47,6 +47,9 @@ class RankingWeights:
     # the relevance a hit needs under this ranking (``RetrievalParams.min_relevance`` on its scale; None:
     # the setting's, which is on SPEC's Blended scale)
     min_relevance: float | None = None
+    # the ``bm25`` features' statistics: over the whole store (True: ``"bm25_statistics": "store"``) or over
+    # the recall's candidates (False: what weights fitted before the store kept them were fitted with)
+    store_statistics: bool = False
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURES):
@@ -65,6 +68,7 @@ class RankingWeights:
             shift=float(data.get("shift", 0.0)),
             version=str(data.get("version", "")),
             min_relevance=None if data.get("min_relevance") is None else float(data["min_relevance"]),
+            store_statistics=data.get("bm25_statistics", "candidates") == "store",
         )
 
 
@@ -82,8 +86,8 @@ def relevance(features: Sequence[float], model: RankingWeights) -> float:
 
 @dataclass(frozen=True)
 class Bm25Stats:
-    """Each query stem's IDF over the candidates and their mean length in stems (BM25's statistics, local
-    to one recall)."""
+    """Each query stem's IDF and the documents' mean length in stems (BM25's statistics: over the recall's
+    candidates, ``bm25_stats``, or over the store, ``store_stats``)."""
 
     idf: Mapping[str, float]
     mean_length: float
@@ -102,6 +106,16 @@ def bm25_stats(query: Sequence[str], documents: Sequence[Mapping[str, int]]) -> 
         df = sum(1 for d in documents if s in d)
         idf[s] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
     return Bm25Stats(idf, sum(lengths) / n if n else 1.0)
+
+
+def store_stats(query: Sequence[str], count: int, mean_length: float, frequency: Mapping[str, int]) -> Bm25Stats:
+    """BM25's statistics over the whole store: ``count`` bullets of ``mean_length`` stems, each query
+    stem in ``frequency[stem]`` of them."""
+    idf = {}
+    for s in query:
+        df = frequency.get(s, 0)
+        idf[s] = math.log(1.0 + (count - df + 0.5) / (df + 0.5))
+    return Bm25Stats(idf, mean_length or 1.0)
 
 
 def bm25_share(
