@@ -279,7 +279,6 @@ def main() -> None:
                     "scale": model.scale,
                     "shift": model.shift,
                     "min_relevance": now.min_relevance,  # (the floor is chosen apart: benchmarks/ranking_floor.py)
-                    "bm25_statistics": "store" if now.store_statistics else "candidates",
                 },
                 indent=2,
             )

@@ -128,7 +128,7 @@ class VectorIndex:
         self._order = self._rank = self._times = np.zeros(0, np.int64)
         self._order_codes = np.zeros(0, np.int32)
         self._lexical = LexicalIndex()
-        self._stems = LexicalIndex()  # the same over the content's Snowball stems (the learned ranking's BM25)
+        self._stems = LexicalIndex(limit=None)  # over the content's Snowball stems (the learned ranking's BM25)
         self._made: dict[str, Bullet] = {}  # rows already turned into Bullets, until they change
 
     def _read(self) -> str:

@@ -30,7 +30,7 @@ from .layers import (
     metadata_score,
     metadata_terms,
 )
-from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance, store_stats
+from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance, store_stats, uses_store
 from .when import Span, named_spans
 
 log = logging.getLogger(__name__)
@@ -181,6 +181,7 @@ class QueryFeatures:
     stats: Bm25Stats
     names: frozenset[str]
     fulltext: Mapping[str, float]
+    store: Bm25Stats | None = None  # the same statistics over the whole store (None: not asked, or none kept)
 
 
 def learned_features(
@@ -211,6 +212,8 @@ def learned_features(
         1.0 if named and not in_named else 0.0,
         1.0 if p.question else 0.0,
         1.0 if semantic is None else 0.0,
+        bm25_share(query.stems, p.stems, query.store or query.stats),
+        bm25_share(query.stems, p.stems, query.store or query.stats, context_stems),
     )
 
 
@@ -443,10 +446,10 @@ def recall(
     query = None
     if params.ranking is not None:
         stems = query_stems(request.query)
-        stats = _store_statistics(source, stems, gather_notes) if params.ranking.store_statistics else None
-        if stats is None:
-            stats = bm25_stats(stems, [p.stems for p in profiles.values()])
-        query = QueryFeatures(stems, stats, names(request.query), fulltext)
+        stats = bm25_stats(stems, [p.stems for p in profiles.values()])
+        wanted = uses_store(params.ranking) or params.trace is not None  # (the fit reads every feature)
+        store = _store_statistics(source, stems, gather_notes) if wanted else None
+        query = QueryFeatures(stems, stats, names(request.query), fulltext, store)
     scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None, query)
     scoring.sims.update(sims)
     hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)

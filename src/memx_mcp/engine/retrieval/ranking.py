@@ -31,7 +31,12 @@ FEATURES = (
     "other_time",  # 1: the query names a time and the bullet was not written in it
     "question",  # 1: the bullet is a question (it asks; it rarely answers)
     "keyword_only",  # 1: no semantic score (keyword-only mode, or a bullet without a vector)
+    "bm25_store",  # ``bm25`` with the IDF and mean length over every active bullet of the store
+    "bm25_context_store",  # ``bm25_context`` with the store's statistics
 )
+# Features added after weights were shipped without them: such weights give them 0 (they rank as before).
+ADDED = frozenset({"bm25_store", "bm25_context_store"})
+STORE_FEATURES = (FEATURES.index("bm25_store"), FEATURES.index("bm25_context_store"))
 
 
 @dataclass(frozen=True)
@@ -47,9 +52,6 @@ class RankingWeights:
     # the relevance a hit needs under this ranking (``RetrievalParams.min_relevance`` on its scale; None:
     # the setting's, which is on SPEC's Blended scale)
     min_relevance: float | None = None
-    # the ``bm25`` features' statistics: over the whole store (True: ``"bm25_statistics": "store"``) or over
-    # the recall's candidates (False: what weights fitted before the store kept them were fitted with)
-    store_statistics: bool = False
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FEATURES):
@@ -58,18 +60,22 @@ class RankingWeights:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RankingWeights:
         named: Mapping[str, float] = data["weights"]
-        missing = [f for f in FEATURES if f not in named]
+        missing = [f for f in FEATURES if f not in named and f not in ADDED]
         if missing:
             raise ValueError(f"ranking weights: no weight for {', '.join(missing)}")
         return cls(
-            weights=tuple(float(named[f]) for f in FEATURES),
+            weights=tuple(float(named.get(f, 0.0)) for f in FEATURES),
             intercept=float(data["intercept"]),
             scale=float(data.get("scale", 1.0)),
             shift=float(data.get("shift", 0.0)),
             version=str(data.get("version", "")),
             min_relevance=None if data.get("min_relevance") is None else float(data["min_relevance"]),
-            store_statistics=data.get("bm25_statistics", "candidates") == "store",
         )
+
+
+def uses_store(model: RankingWeights) -> bool:
+    """Whether the store-level BM25 features move this model's score."""
+    return any(model.weights[i] for i in STORE_FEATURES)
 
 
 def logit(features: Sequence[float], model: RankingWeights) -> float:
