@@ -278,7 +278,6 @@ def main() -> None:
                     "weights": dict(zip(FEATURES, model.weights, strict=True)),
                     "scale": model.scale,
                     "shift": model.shift,
-                    "min_relevance": now.min_relevance,  # (the floor is chosen apart: benchmarks/ranking_floor.py)
                 },
                 indent=2,
             )

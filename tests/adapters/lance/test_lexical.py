@@ -215,27 +215,3 @@ def test_a_store_made_with_the_full_text_index_of_an_earlier_memx_loses_it_on_op
     kinds = {tuple(ix.columns): ix.index_type for ix in reopened._bullets.list_indices()}
     assert kinds == {("id",): "BTree", ("scope",): "Bitmap", ("status",): "Bitmap"}
     assert [b.id for b, _ in reopened.keyword_search(query_terms("bullet"), ["project:a"], 5)] == ["b_0001"]
-
-
-def test_the_stem_statistics_are_those_of_every_active_bullet_of_the_store_after_writes_elsewhere(
-    tmp_path: Path,
-) -> None:
-    from memx_mcp.text.stems import stem_counts
-
-    writer = open_store(tmp_path)
-    rng = random.Random(11)
-    writer.add([bullet(i, f"The painters painted {text_of(rng)}", rng.choice(SCOPES)) for i in range(30)])
-    reader = open_store(tmp_path)
-    reader.warm()
-    writer.set_status(["b_0001", "b_0002"], Status.ARCHIVED, T0)
-    writer.add([bullet(100, "painting the redis pool again and again", "project:b")])
-    writer.delete(["b_0003"])
-    active = [b for b in writer.all_bullets() if b.status is Status.ACTIVE]
-    counts = [stem_counts(b.content) for b in active]
-    stems = ["paint", "redi", "pool", "again", "nowher"]
-    for store in (writer, reader):
-        n, mean, df = store.stem_statistics(stems)
-        assert n == len(active) == 28
-        assert mean == pytest.approx(sum(sum(c.values()) for c in counts) / n)
-        assert df == {s: sum(1 for c in counts if s in c) for s in stems}
-        assert df["paint"] == 28 and df["nowher"] == 0

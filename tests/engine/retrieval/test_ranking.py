@@ -153,18 +153,3 @@ def test_the_fit_reads_each_candidates_features_and_the_multipliers_its_relevanc
     best = seen[hits[0].bullet.content][0]
     assert "pytest-xdist" in hits[0].bullet.content
     assert best[FEATURES.index("semantic")] > 0.3 and best[FEATURES.index("bm25")] > 0
-
-
-def test_store_statistics_give_bm25s_idf_over_the_store_and_weights_fitted_before_them_ignore_them() -> None:
-    import math
-
-    from memx_mcp.engine.retrieval.ranking import ADDED, FEATURES, RankingWeights, store_stats, uses_store
-
-    stats = store_stats(["paint", "rare", "absent"], 100, 7.5, {"paint": 60, "rare": 2})
-    assert stats.mean_length == 7.5
-    assert stats.idf["paint"] == pytest.approx(math.log(1 + 40.5 / 60.5))
-    assert stats.idf["rare"] == pytest.approx(math.log(1 + 98.5 / 2.5))
-    assert stats.idf["absent"] == pytest.approx(math.log(1 + 100.5 / 0.5))
-    older = RankingWeights.from_json({"intercept": 0.0, "weights": {f: 1.0 for f in FEATURES if f not in ADDED}})
-    assert not uses_store(older) and all(older.weights[FEATURES.index(f)] == 0.0 for f in ADDED)
-    assert uses_store(RankingWeights.from_json({"intercept": 0.0, "weights": dict.fromkeys(FEATURES, 1.0)}))

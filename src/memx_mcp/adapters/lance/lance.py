@@ -484,12 +484,6 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         known.update({b.id: b for b in self.get(missing)})
         return [(known[i], score) for i, score in scores.items() if i in known]
 
-    def stem_statistics(self, stems: Sequence[str]) -> tuple[int, float, dict[str, int]]:
-        """BM25's statistics of the content's stems over every active bullet of the store (the learned
-        ranking's ``bm25`` features, when its weights ask for them)."""
-        self._current_copy()
-        return self._vectors.stem_statistics(stems)
-
     def set_status(self, ids: Sequence[str], status: Status, now: datetime) -> None:
         if ids:
             with self.write_lock():

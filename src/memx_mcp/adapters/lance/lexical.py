@@ -30,18 +30,15 @@ _FOLD_MIN = 512
 _DEAD_SHARE = 4  # removed bullets are compacted away once they are more than 1/4 of the slots
 
 
-def split_terms(text: str, limit: int | None = MAX_TOKEN_BYTES) -> list[str]:
-    """The tokens the index keeps of a ``terms`` string (those under ``limit`` bytes)."""
-    words = text.lower().split()
-    return words if limit is None else [t for t in words if len(t.encode("utf-8")) < limit]
+def split_terms(text: str) -> list[str]:
+    """The tokens the index keeps of a ``terms`` string."""
+    return [t for t in text.lower().split() if len(t.encode("utf-8")) < MAX_TOKEN_BYTES]
 
 
 class LexicalIndex:
     """Not thread-safe on its own: its owner (``VectorIndex``) calls it under its lock."""
 
-    def __init__(self, limit: int | None = MAX_TOKEN_BYTES) -> None:
-        """``limit``: tokens of this many bytes or more are left out (None: none is)."""
-        self._limit = limit
+    def __init__(self) -> None:
         self._term_ids: dict[str, int] = {}
         # the block: postings of slots [0, _base) sorted by term, then slot
         self._starts = np.zeros(1, np.int64)
@@ -72,7 +69,7 @@ class LexicalIndex:
         flat = pc.list_flatten(lists)
         owner = np.repeat(np.arange(n, dtype=np.int64), pc.list_value_length(lists).to_numpy(zero_copy_only=False))
         size = pc.binary_length(flat).to_numpy(zero_copy_only=False)
-        keep = (size > 0) & (size < (self._limit or np.iinfo(np.int64).max))
+        keep = (size > 0) & (size < MAX_TOKEN_BYTES)
         flat, owner = flat.filter(pa.array(keep)), owner[keep]
         encoded = flat.dictionary_encode()
         words = encoded.dictionary.to_pylist()
@@ -123,7 +120,7 @@ class LexicalIndex:
             self._fold()
 
     def _append(self, i: str, scope: str, text: str) -> None:
-        counts = Counter(split_terms(text, self._limit))
+        counts = Counter(split_terms(text))
         slot = len(self._ids)
         self._ids.append(i)
         self._where[i] = slot
@@ -195,7 +192,7 @@ class LexicalIndex:
         size = len(self._ids)
         alive, lengths = self._alive[:size], self._lengths[:size]
         scores = np.zeros(size, np.float64)
-        for word in dict.fromkeys(split_terms(" ".join(terms), self._limit)):
+        for word in dict.fromkeys(split_terms(" ".join(terms))):
             t = self._term_ids.get(word)
             if t is None:
                 continue
@@ -223,11 +220,6 @@ class LexicalIndex:
         ids = self._ids
         ranked = sorted(zip(found.tolist(), best.tolist(), strict=True), key=lambda x: (-x[1], ids[x[0]]))
         return [(ids[k], s) for k, s in ranked[:limit]]
-
-    def statistics(self, terms: Sequence[str]) -> tuple[int, float, dict[str, int]]:
-        """BM25's statistics over the live bullets: how many, their mean length, each term's document
-        frequency."""
-        return self._live, self.mean_length(), {t: self.document_frequency(t) for t in terms}
 
     def __len__(self) -> int:
         return self._live

@@ -294,10 +294,6 @@ class RoutedStore:
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]:
         return self._both(lambda s: s.active_in(scopes))
 
-    def stem_statistics(self, stems: Sequence[str]) -> tuple[int, float, dict[str, int]] | None:
-        """The personal store's (None beside a team store: the learned ranking then uses its candidates')."""
-        return self.personal.stem_statistics(stems) if self.team is None else None
-
     @contextmanager
     def one_read(self) -> Iterator[None]:
         """``LanceStore.one_read`` of both stores."""

@@ -29,7 +29,6 @@ import pyarrow.compute as pc
 from ...domain.models import Bullet, Status
 from ...files import atomic_write
 from ...native import one_blas_thread, trim_heap
-from ...text.stems import stem_counts
 from .lexical import LexicalIndex
 from .rows import bullets_table, index_text, table_to_bullets
 
@@ -38,11 +37,6 @@ _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
 _BLOCK = 4096  # rows a scan widens to float32 at a time (6 MB at 384 dimensions)
 _MADE_LIMIT = 4096  # Bullets kept made from the copy's rows (~1.5 KB each without their vectors)
-
-
-def stem_text(content: str) -> str:
-    """A bullet's Snowball stems (stop words out) with their repeats, as the stems index reads them."""
-    return " ".join(s for s, n in stem_counts(content).items() for _ in range(n))
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -128,7 +122,6 @@ class VectorIndex:
         self._order = self._rank = self._times = np.zeros(0, np.int64)
         self._order_codes = np.zeros(0, np.int32)
         self._lexical = LexicalIndex()
-        self._stems = LexicalIndex(limit=None)  # over the content's Snowball stems (the learned ranking's BM25)
         self._made: dict[str, Bullet] = {}  # rows already turned into Bullets, until they change
 
     def _read(self) -> str:
@@ -238,10 +231,10 @@ class VectorIndex:
     def _apply(self, added: Sequence[Bullet], removed: Sequence[str]) -> None:
         assert self._rows is not None
         if self.keeps_terms:  # every active bullet, with a vector or without (stored while the model was away)
-            active = [b for b in added if b.status is Status.ACTIVE]
-            inactive = [*removed, *(b.id for b in added if b.status is not Status.ACTIVE)]
-            self._lexical.update([(b.id, b.scope, index_text(b)) for b in active], inactive)
-            self._stems.update([(b.id, b.scope, stem_text(b.content)) for b in active], inactive)
+            self._lexical.update(
+                [(b.id, b.scope, index_text(b)) for b in added if b.status is Status.ACTIVE],
+                [*removed, *(b.id for b in added if b.status is not Status.ACTIVE)],
+            )
         gone = {i for i in (*removed, *(b.id for b in added)) if i in self._where}
         rows, matrix, scales = self._rows, self._matrix, self._scales
         for i in (*removed, *(b.id for b in added)):
@@ -318,7 +311,7 @@ class VectorIndex:
         filled, parts, lexical = 0, [], []
         for batch in reader:
             if terms:  # the lexical index holds the bullets without a vector too
-                lexical.append(batch.select(["id", "scope", "terms", "content"]))
+                lexical.append(batch.select(["id", "scope", "terms"]))
                 batch = batch.drop_columns(["terms"])
             if batch.column("vector").null_count:  # stored while the model was away: not in the copy
                 batch = batch.filter(batch.column("vector").is_valid())
@@ -339,11 +332,8 @@ class VectorIndex:
                 words = pa.Table.from_batches(lexical)
                 ids, scopes = words.column("id").to_pylist(), words.column("scope").to_pylist()
                 self._lexical.build(ids, scopes, words.column("terms"))
-                stems = pa.array([stem_text(c) for c in words.column("content").to_pylist()], pa.string())
-                self._stems.build(ids, scopes, stems)
             else:
                 self._lexical.build([], [], pa.array([], pa.string()))
-                self._stems.build([], [], pa.array([], pa.string()))
         self._set(rows, matrix[:filled], scales[:filled])
 
     @staticmethod
@@ -364,12 +354,6 @@ class VectorIndex:
         (``lexical.py``), with their scores, best first."""
         with self._mutating:  # not while a write or a catch-up changes the postings
             return self._lexical.search(terms, scopes, limit)
-
-    def stem_statistics(self, stems: Sequence[str]) -> tuple[int, float, dict[str, int]]:
-        """The number of active bullets, their mean length in stems and each of ``stems``' document
-        frequency, over the whole store."""
-        with self._mutating:
-            return self._stems.statistics(stems)
 
     def snapshot(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
         """The copy's ids, scope codes, int8 codes and scales as they are now (lists copied, arrays shared:

@@ -30,7 +30,7 @@ from .layers import (
     metadata_score,
     metadata_terms,
 )
-from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance, store_stats, uses_store
+from .ranking import Bm25Stats, RankingWeights, bm25_share, bm25_stats, relevance
 from .when import Span, named_spans
 
 log = logging.getLogger(__name__)
@@ -181,7 +181,6 @@ class QueryFeatures:
     stats: Bm25Stats
     names: frozenset[str]
     fulltext: Mapping[str, float]
-    store: Bm25Stats | None = None  # the same statistics over the whole store (None: not asked, or none kept)
 
 
 def learned_features(
@@ -212,8 +211,6 @@ def learned_features(
         1.0 if named and not in_named else 0.0,
         1.0 if p.question else 0.0,
         1.0 if semantic is None else 0.0,
-        bm25_share(query.stems, p.stems, query.store or query.stats),
-        bm25_share(query.stems, p.stems, query.store or query.stats, context_stems),
     )
 
 
@@ -299,24 +296,6 @@ def _profile(bullet: Bullet, cache: TermsCache | None) -> TermProfile:
             cache.pop(stale, None)  # (another recall may have dropped it already)
     cache[bullet.id] = (key, made)
     return made
-
-
-def _store_statistics(source: CandidateSource, stems: Sequence[str], notes: list[str]) -> Bm25Stats | None:
-    """BM25's statistics of ``stems`` over the whole store, from a store that keeps them (None: the
-    candidates' own are used)."""
-    find = getattr(source, "stem_statistics", None)
-    if find is None or not stems:
-        return None
-    try:
-        found = find(stems)
-    except Exception as exc:  # a refinement of one feature: without it, the candidates' statistics
-        log.warning("store statistics failed: %s", exc)
-        notes.append(f"store statistics skipped: {type(exc).__name__}")
-        return None
-    if found is None or not found[0]:
-        return None
-    count, mean, frequency = found
-    return store_stats(stems, count, mean, frequency)
 
 
 def _adjacent(
@@ -446,10 +425,9 @@ def recall(
     query = None
     if params.ranking is not None:
         stems = query_stems(request.query)
-        stats = bm25_stats(stems, [p.stems for p in profiles.values()])
-        wanted = uses_store(params.ranking) or params.trace is not None  # (the fit reads every feature)
-        store = _store_statistics(source, stems, gather_notes) if wanted else None
-        query = QueryFeatures(stems, stats, names(request.query), fulltext, store)
+        query = QueryFeatures(
+            stems, bm25_stats(stems, [p.stems for p in profiles.values()]), names(request.query), fulltext
+        )
     scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None, query)
     scoring.sims.update(sims)
     hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)

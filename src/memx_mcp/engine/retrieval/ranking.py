@@ -31,12 +31,7 @@ FEATURES = (
     "other_time",  # 1: the query names a time and the bullet was not written in it
     "question",  # 1: the bullet is a question (it asks; it rarely answers)
     "keyword_only",  # 1: no semantic score (keyword-only mode, or a bullet without a vector)
-    "bm25_store",  # ``bm25`` with the IDF and mean length over every active bullet of the store
-    "bm25_context_store",  # ``bm25_context`` with the store's statistics
 )
-# Features added after weights were shipped without them: such weights give them 0 (they rank as before).
-ADDED = frozenset({"bm25_store", "bm25_context_store"})
-STORE_FEATURES = (FEATURES.index("bm25_store"), FEATURES.index("bm25_context_store"))
 
 
 @dataclass(frozen=True)
@@ -60,22 +55,17 @@ class RankingWeights:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RankingWeights:
         named: Mapping[str, float] = data["weights"]
-        missing = [f for f in FEATURES if f not in named and f not in ADDED]
+        missing = [f for f in FEATURES if f not in named]
         if missing:
             raise ValueError(f"ranking weights: no weight for {', '.join(missing)}")
         return cls(
-            weights=tuple(float(named.get(f, 0.0)) for f in FEATURES),
+            weights=tuple(float(named[f]) for f in FEATURES),
             intercept=float(data["intercept"]),
             scale=float(data.get("scale", 1.0)),
             shift=float(data.get("shift", 0.0)),
             version=str(data.get("version", "")),
             min_relevance=None if data.get("min_relevance") is None else float(data["min_relevance"]),
         )
-
-
-def uses_store(model: RankingWeights) -> bool:
-    """Whether the store-level BM25 features move this model's score."""
-    return any(model.weights[i] for i in STORE_FEATURES)
 
 
 def logit(features: Sequence[float], model: RankingWeights) -> float:
@@ -92,8 +82,8 @@ def relevance(features: Sequence[float], model: RankingWeights) -> float:
 
 @dataclass(frozen=True)
 class Bm25Stats:
-    """Each query stem's IDF and the documents' mean length in stems (BM25's statistics: over the recall's
-    candidates, ``bm25_stats``, or over the store, ``store_stats``)."""
+    """Each query stem's IDF over the candidates and their mean length in stems (BM25's statistics, local
+    to one recall)."""
 
     idf: Mapping[str, float]
     mean_length: float
@@ -112,16 +102,6 @@ def bm25_stats(query: Sequence[str], documents: Sequence[Mapping[str, int]]) -> 
         df = sum(1 for d in documents if s in d)
         idf[s] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
     return Bm25Stats(idf, sum(lengths) / n if n else 1.0)
-
-
-def store_stats(query: Sequence[str], count: int, mean_length: float, frequency: Mapping[str, int]) -> Bm25Stats:
-    """BM25's statistics over the whole store: ``count`` bullets of ``mean_length`` stems, each query
-    stem in ``frequency[stem]`` of them."""
-    idf = {}
-    for s in query:
-        df = frequency.get(s, 0)
-        idf[s] = math.log(1.0 + (count - df + 0.5) / (df + 0.5))
-    return Bm25Stats(idf, mean_length or 1.0)
 
 
 def bm25_share(
