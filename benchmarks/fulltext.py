@@ -1,10 +1,9 @@
-"""The full-text query and the row conversion behind every recall, on the store `speed.py` builds:
-
-1. a full-text query under the scope/status filter through LanceDB's sync API and through memx's
-   `FullTextReader` (its async API, one hand-off), then the same after dropping the bitmap indexes on
-   `scope` and `status` (as a store made before them; they are rebuilt at the end);
-2. 50 rows of the in-memory copy turned into Bullets: pyarrow's own row conversion (`to_pylist`, what
-   memx did before) against `table_to_bullets` (column by column).
+"""Keyword candidates behind every recall, on the store `speed.py` builds: LanceDB's full-text query (the
+index memx kept until the seventh round, made here on the same table with the same settings; sync API, the
+scope/status filter applied first) against the in-memory lexical index (`adapters/lance/lexical.py`) that
+replaced it: the time of one query for the top 50, and whether both give the same bullets with the same
+scores (the same BM25; bullets tied at the 50th score may be cut differently). Then 50 rows of the
+in-memory copy turned into Bullets: pyarrow's own row conversion against `table_to_bullets`.
 
     python benchmarks/fulltext.py [--sizes 10000,100000] [--queries 200]
 """
@@ -38,30 +37,50 @@ def measure(size: int, queries: int, rng: random.Random) -> None:
         " ".join(query_terms(f"how do I {rng.choice(VERBS)} the {rng.choice(THINGS)} of {rng.choice(TOOLS)}?"))
         for _ in range(queries)
     ]
-    where = store._visible(["global", "project:p1"])
-    table, name = store._bullets, store._bullets_name
+    scopes = ["global", "project:p1"]
+    where = store._visible(scopes)
+    table = store._bullets
+    from lancedb.index import FTS
 
-    def sync(text: str) -> object:
+    config = FTS(
+        base_tokenizer="whitespace",
+        lower_case=True,
+        stem=False,
+        remove_stop_words=False,
+        ascii_folding=False,
+        max_token_length=64,
+    )
+    table.create_index("terms", config=config, replace=True)
+
+    def lance(text: str) -> dict[str, float]:
         query = table.search(text, query_type="fts").where(where, prefilter=True).select(["id", "_score"])
-        return query.limit(50).to_arrow()
+        found = query.limit(50).to_arrow()
+        return dict(zip(found.column("id").to_pylist(), found.column("_score").to_pylist(), strict=True))
 
-    def reader(text: str) -> object:
-        return store._fulltext.search(name, text, where, 50)
+    def lexical(text: str) -> dict[str, float]:
+        return dict(store._vectors.lexical_search(text.split(), scopes, 50))
 
-    reader(texts[0])
-    found = {}
-    for label in ("bitmaps", "no bitmaps"):
-        if label == "no bitmaps":
-            for index in ("scope_idx", "status_idx"):
-                table.drop_index(index)
-        found[label] = (p50_ms(sync, texts), p50_ms(reader, texts))
-    store._ensure_indexes()
+    store.warm()
+    same_sets = only_ties = worst = 0.0
+    for text in texts:
+        a, b = lance(text), lexical(text)
+        same_sets += set(a) == set(b)
+        worst = max([worst, *(abs(a[i] - b[i]) / a[i] for i in set(a) & set(b))])
+        cut = min(min(a.values(), default=0.0), min(b.values(), default=0.0))
+        # a bullet in one set only is tied with the 50th score of both (the two cut ties in their own order)
+        only_ties += all(abs({**a, **b}[i] - cut) <= 1e-5 * cut for i in set(a) ^ set(b)) and (
+            abs(min(a.values(), default=0.0) - min(b.values(), default=0.0)) <= 1e-5 * cut
+        )
     print(
-        f"{size:>7} bullets, full-text query p50: with bitmaps sync API {found['bitmaps'][0]:.2f} ms, "
-        f"memx reader {found['bitmaps'][1]:.2f} ms; without bitmaps sync API {found['no bitmaps'][0]:.2f} ms, "
-        f"memx reader {found['no bitmaps'][1]:.2f} ms",
+        f"{size:>7} bullets, top 50 keyword candidates p50: LanceDB full-text query {p50_ms(lance, texts):.2f} ms, "
+        f"in-memory index {p50_ms(lexical, texts):.2f} ms; same set of bullets in {same_sets:.0f} of {len(texts)} "
+        f"queries, sets that differ only by bullets tied at the 50th score: {only_ties - same_sets:.0f}, "
+        f"largest relative score difference {worst:.1e}",
         flush=True,
     )
+    for ix in table.list_indices():  # as memx keeps the store
+        if ix.index_type == "FTS":
+            table.drop_index(ix.name)
     memory.recall(texts[0], scope="project:p1")  # builds the copy
     rows = store._vectors._rows
     assert rows is not None

@@ -34,8 +34,21 @@ def recall(
 ) -> RecallResult:
     """Hybrid retrieval in the visible scopes; what is returned is reinforced (one batched write, or
     handed to ``recorder``)."""
-    settings = deps.settings
     text = clean_text(query, "query", MAX_QUERY_CHARS)
+    with deps.store.one_read():  # the store's change counter read once for the whole recall
+        return _recall(deps, text, scope, max_results, token_budget, reinforce, recorder)
+
+
+def _recall(
+    deps: Deps,
+    text: str,
+    scope: str | None,
+    max_results: int | None,
+    token_budget: int | None,
+    reinforce: bool,
+    recorder: RecallRecorder | None,
+) -> RecallResult:
+    settings = deps.settings
     notes: list[str] = []
     limit = clamp("max_results", max_results, settings.max_results, MAX_RESULTS_CAP, notes)
     budget = clamp("token_budget", token_budget, settings.token_budget, TOKEN_BUDGET_CAP, notes)

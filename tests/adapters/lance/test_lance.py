@@ -83,7 +83,7 @@ def test_bullets_round_trip_with_every_field(tmp_path: Path) -> None:
     assert got == {b.id: b, plain.id: plain}
     assert got[b.id].vector == b.vector
     assert got[b.id].created_at.utcoffset() == timedelta(0)
-    # recall reads the in-memory copy and the full-text index: the same bullets, field for field
+    # recall reads the in-memory copy and its lexical index: the same bullets, field for field
     assert {x.id: x for x in s.vector_candidates([0.0, 1.0, 0.0, 0.0], ["global"], 5)} == got
     assert {x.id: x for x in s.keyword_candidates(query_terms("redis"), ["global"], 5)} == got
 
@@ -292,7 +292,7 @@ def test_a_store_indexes_what_every_search_filters_on_and_an_older_one_gets_them
     s = open_store(tmp_path)
     s.add([bullet(1, scope="project:a"), bullet(2)])
     kinds = {tuple(ix.columns): ix.index_type for ix in s._bullets.list_indices()}
-    assert kinds == {("id",): "BTree", ("scope",): "Bitmap", ("status",): "Bitmap", ("terms",): "FTS"}
+    assert kinds == {("id",): "BTree", ("scope",): "Bitmap", ("status",): "Bitmap"}  # keywords: in memory
     for name in ("scope_idx", "status_idx"):  # as a store made before these indexes
         s._bullets.drop_index(name)
     reopened = open_store(tmp_path)

@@ -2,7 +2,9 @@
 
 - Reads see other processes' writes (``read_consistency_interval=0``).
 - Writes go through one cross-process file lock and are retried on commit conflicts.
-- The table is compacted (and its full-text index brought up to date) every ``optimize_every`` versions.
+- The table is compacted every ``optimize_every`` versions. Keyword search has no index on disk: each
+  process keeps its own inverted index of the active bullets' ``terms`` (``lexical.py``, inside the vector
+  copy), kept current by the same change counter.
 - ``meta.json`` records the schema version and the embedding model; another model is refused until
   ``memx reindex`` re-embeds into a fresh table."""
 
@@ -25,7 +27,6 @@ from ...files import atomic_write
 from ...ports import EVERY, Where
 from . import damage
 from .conflicts import ConflictTable
-from .fulltext import FullTextReader
 from .lock import file_lock
 from .reflections import ReflectionLog
 from .reviews import ReviewNotes
@@ -83,10 +84,9 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         self._lock_path = root / "write.lock"
         self._thread_lock = threading.RLock()
         self._depth = 0
-        session = lancedb.Session()  # one index cache for both connections
-        self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0), session=session)
-        self._fulltext = FullTextReader(str(root / "lance"), session)
+        self._db = lancedb.connect(str(root / "lance"), read_consistency_interval=timedelta(0))
         self._vectors = VectorIndex(root / "generation")
+        self._pin = threading.local()  # ``one_read``'s state, per thread
         self._counted: dict[str, tuple[tuple[str, str], dict[str, int]]] = {}  # column_counts by generation
         self._columns = bullet_schema(dim).names
         try:
@@ -207,7 +207,7 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
 
     def _indexes_when_free(self) -> None:
         """Indexes a store lacks are built when no other process is writing (a reader never waits for
-        them: keyword search reports its layer skipped until the index exists)."""
+        them), and the full-text index an earlier memx kept is dropped then."""
         if self._missing_indexes():
             with self.write_lock_if_free() as free:
                 if free:
@@ -216,32 +216,26 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
     def _missing_indexes(self) -> bool:
         indices = self._bullets.list_indices()
         indexed = {tuple(ix.columns) for ix in indices}
-        return not ({("id",), ("scope",), ("status",)} <= indexed and any(ix.index_type == "FTS" for ix in indices))
+        fulltext = any(ix.index_type == "FTS" for ix in indices)
+        return fulltext or not {("id",), ("scope",), ("status",)} <= indexed
 
-    def _ensure_indexes(self, rebuild_fulltext: bool = False) -> None:
-        """The full-text index on ``terms``, a B-tree on ``id`` (fetching candidates by id), and bitmaps on
-        ``scope`` and ``status``: every search filters on both first, and without them that filter reads
-        every row (a full-text query at 100k bullets: ~7 ms with the scan, ~2.5 ms with the bitmaps)."""
-        from lancedb.index import FTS, Bitmap, BTree
+    def _ensure_indexes(self) -> None:
+        """A B-tree on ``id`` (fetching candidates by id) and bitmaps on ``scope`` and ``status`` (reads
+        filter on both). The full-text index on ``terms`` that memx kept before the in-memory lexical index
+        (``lexical.py``) is dropped: nothing reads it, each compaction spent time updating it, and it held
+        the text of erased bullets until rebuilt."""
+        from lancedb.index import Bitmap, BTree
 
         indices = self._bullets.list_indices()
+        for ix in indices:
+            if ix.index_type == "FTS":
+                self._bullets.drop_index(ix.name)
         indexed = {tuple(ix.columns) for ix in indices}
         if ("id",) not in indexed:
             self._bullets.create_index("id", config=BTree(), replace=True)
         for column in ("scope", "status"):
             if (column,) not in indexed:
                 self._bullets.create_index(column, config=Bitmap(), replace=True)
-        if any(ix.index_type == "FTS" for ix in indices) and not rebuild_fulltext:
-            return
-        config = FTS(
-            base_tokenizer="whitespace",  # memx tokenizes `terms` itself (code parts, CJK bigrams)
-            lower_case=True,
-            stem=False,
-            remove_stop_words=False,
-            ascii_folding=False,
-            max_token_length=64,
-        )
-        self._bullets.create_index("terms", config=config, replace=True)
 
     # -- locking and upkeep ---------------------------------------------------------------------------
 
@@ -315,7 +309,8 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
     def optimize(self, erase: bool = False) -> None:
         """Compact fragments, fold new rows into the indexes and drop versions older than ten minutes
         (readers in other processes may still be on a recent one). ``erase`` drops every old version now
-        and rebuilds the full-text index: what was deleted is gone from the disk (``forget --purge``)."""
+        (and a full-text index an earlier memx kept): what was deleted is gone from the disk
+        (``forget --purge``)."""
         with self.write_lock():
             for table, name in ((self._bullets, self._bullets_name), (self._conflicts, CONFLICTS)):
                 older = timedelta(0) if erase else timedelta(minutes=10)
@@ -327,7 +322,7 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
 
                 try:
                     if erase and table is self._bullets:
-                        _retry(lambda: self._ensure_indexes(rebuild_fulltext=True), "rebuild the full-text index")
+                        _retry(self._ensure_indexes, "drop the full-text index")
                     _retry(compact, "optimize")
                 except Exception as exc:  # compaction is upkeep: never fail a write for it
                     if erase:
@@ -414,8 +409,38 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         self._current_copy()
 
     def _current_copy(self) -> None:
-        """Bring the in-memory copy up to date with what other processes wrote."""
-        self._vectors.refresh(self._bullets, self._columns, self.get)
+        """Bring the in-memory copy up to date with what other processes wrote (within ``one_read``: once)."""
+        pin = self._pin.__dict__
+        if not pin.get("on"):
+            self._vectors.refresh(self._bullets, self._columns, self.get)
+        elif not pin.get("checked"):
+            self._vectors.refresh(self._bullets, self._columns, self.get, self._generation() or None)
+            pin["checked"] = True
+
+    @contextmanager
+    def one_read(self) -> Iterator[None]:
+        """One recall's reads, in this thread, see one state of the store: the change counter is read once,
+        at the first read that needs it, not at each (a recall needed five; each file read lets another
+        thread take the interpreter, a few ms under load). What another process writes meanwhile is seen
+        by the next recall. Nested uses are one."""
+        pin = self._pin.__dict__
+        if pin.get("on"):
+            yield
+            return
+        pin.update(on=True, checked=False, generation=None)
+        try:
+            yield
+        finally:
+            pin.update(on=False, checked=False, generation=None)
+
+    def _generation(self) -> str:
+        """The change counter (within ``one_read``: as first read there)."""
+        pin = self._pin.__dict__
+        if not pin.get("on"):
+            return self._vectors.generation()
+        if pin.get("generation") is None:
+            pin["generation"] = self._vectors.generation()
+        return str(pin["generation"])
 
     def similarities(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of ``ids`` that has a vector."""
@@ -448,11 +473,12 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         return [b for b, _ in self.keyword_search(terms, scopes, limit)]
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
-        """Full-text (BM25) matches under the scope/status filter, with their BM25 scores."""
+        """BM25 matches under the scope/status filter, with their scores: from the in-memory lexical index
+        (``lexical.py``; statistics over the whole store), the rows from the in-memory copy."""
         if not terms:
             return []
         self._current_copy()
-        scores = dict(self._fulltext.search(self._bullets_name, " ".join(terms), self._visible(scopes), limit))
+        scores = dict(self._vectors.lexical_search(terms, scopes, limit))
         known = self._vectors.bullets(list(scores))
         missing = [i for i in scores if i not in known]  # bullets without a vector are not in the copy
         known.update({b.id: b for b in self.get(missing)})
@@ -509,7 +535,7 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         another process; reinforcement, which does not, writes only recall counts and times. A recall that
         names a project by its short name asks this twice (a whole-column scan: 36 ms of a 115 ms recall at
         10k bullets under load, ``benchmarks/profile_recall.py``)."""
-        key = (self._bullets_name, self._vectors.generation())  # read before the scan: a write after it moves on
+        key = (self._bullets_name, self._generation())  # read before the scan: a write after it moves on
         kept = self._counted.get(column)
         if kept is not None and kept[0] == key:
             return dict(kept[1])
@@ -563,7 +589,6 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
             self._write_meta(meta)
             self.model_name, self.dim, self.vectors_model = model_name, dim, model_name
             self._bullets_name, self._bullets = new, table
-            self._fulltext.forget(old)
             self._ensure_indexes()
             self._vectors.bump(exact=False)
             self.checkpoint()

@@ -294,6 +294,14 @@ class RoutedStore:
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]:
         return self._both(lambda s: s.active_in(scopes))
 
+    @contextmanager
+    def one_read(self) -> Iterator[None]:
+        """``LanceStore.one_read`` of both stores."""
+        with ExitStack() as stack:
+            for store in self._stores():
+                stack.enter_context(store.one_read())
+            yield
+
     def warm(self) -> None:
         for store in self._stores():
             store.warm()

@@ -78,6 +78,8 @@ class TeamCopy(VectorIndex):
     it keeps each bullet's terms, so that keyword candidates come from memory too: a recall asks nothing of
     the object store."""
 
+    keeps_terms = False  # its own term postings below
+
     def __init__(self, cache: Path) -> None:
         super().__init__(cache / "generation")  # never written: the table's version is the generation
         self.version: int | None = None  # the table version the copy was last loaded at
@@ -152,7 +154,13 @@ class TeamCopy(VectorIndex):
             if self.version == before and after == before + 1 and not self._stale:
                 self.version = after
 
-    def refresh(self, table: Any, columns: Sequence[str], get: Callable[[Sequence[str]], list[Bullet]]) -> None:
+    def refresh(
+        self,
+        table: Any,
+        columns: Sequence[str],
+        get: Callable[[Sequence[str]], list[Bullet]],
+        current: str | None = None,
+    ) -> None:
         """Load the copy on first use (and after a restore); later versions come from the background."""
         if self._rows is not None and not self._stale:
             return
@@ -251,6 +259,7 @@ class TeamStore(LanceStore):
         self._deadline = Deadline(deadline, uri)
         self.outbox = Outbox(cache / "outbox", dim)
         self._vectors: TeamCopy = TeamCopy(cache)
+        self._pin = threading.local()  # (``LanceStore.one_read``)
         self._columns = bullet_schema(dim).names
         self._bullets_name = BULLETS
         self._bullets: Any = _Absent(self)
@@ -667,7 +676,7 @@ class TeamStore(LanceStore):
         indexed = {tuple(ix.columns) for ix in self._bullets.list_indices()}
         return not {("id",), ("scope",), ("status",)} <= indexed
 
-    def _ensure_indexes(self, rebuild_fulltext: bool = False) -> None:
+    def _ensure_indexes(self) -> None:
         """Scalar indexes only: keyword candidates come from the copy's terms, never from the table."""
         from lancedb.index import Bitmap, BTree
 

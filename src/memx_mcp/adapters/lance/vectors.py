@@ -29,16 +29,18 @@ import pyarrow.compute as pc
 from ...domain.models import Bullet, Status
 from ...files import atomic_write
 from ...native import one_blas_thread, trim_heap
-from .rows import bullets_table, table_to_bullets
+from .lexical import LexicalIndex
+from .rows import bullets_table, index_text, table_to_bullets
 
 _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
 _BLOCK = 4096  # rows a scan widens to float32 at a time (6 MB at 384 dimensions)
+_MADE_LIMIT = 4096  # Bullets kept made from the copy's rows (~1.5 KB each without their vectors)
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
-    return schema.empty_table().drop_columns(["vector"])
+    return schema.empty_table().drop_columns([c for c in _SKIP if c in schema.names])
 
 
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -83,20 +85,25 @@ def nearest(
     n = len(matrix)
     if not n or not codes:
         return []
-    sims = scan(matrix, scales, unit(vector))
     visible = scope_codes == codes[0] if len(codes) == 1 else np.isin(scope_codes, codes)  # one scope: a compare
     count = int(visible.sum())
     if count == 0:
         return []
-    if count < n:
-        sims = np.where(visible, sims, -np.inf)
+    # Only the rows of the scopes are scanned (a project's share of the store, not all of it). They keep
+    # their order, so a staged view holding the copy's rows and more after them scans each of the copy's
+    # rows at the same place in the same block: the same similarity to the last bit.
+    rows = np.flatnonzero(visible) if count < n else None
+    sims = scan(matrix, scales, unit(vector)) if rows is None else scan(matrix[rows], scales[rows], unit(vector))
     k = min(limit, count)
     top = np.argpartition(-sims, k - 1)[:k]
     top = top[np.argsort(-sims[top])]
-    return [(ids[i], float(sims[i])) for i in top]
+    found = top if rows is None else rows[top]
+    return [(ids[i], float(sims[t])) for i, t in zip(found.tolist(), top.tolist(), strict=True)]
 
 
 class VectorIndex:
+    keeps_terms = True  # also hold the lexical index (``lexical.py``) of every active bullet
+
     def __init__(self, generation_file: Path) -> None:
         one_blas_thread()  # the scan is one matrix-vector product: its spinning worker threads cost more than they give
         self._file = generation_file
@@ -114,6 +121,8 @@ class VectorIndex:
         self._order_key: object = None  # the state of the copy that the time order below was made for
         self._order = self._rank = self._times = np.zeros(0, np.int64)
         self._order_codes = np.zeros(0, np.int32)
+        self._lexical = LexicalIndex()
+        self._made: dict[str, Bullet] = {}  # rows already turned into Bullets, until they change
 
     def _read(self) -> str:
         try:
@@ -206,6 +215,7 @@ class VectorIndex:
         return upserted, removed
 
     def _set(self, rows: pa.Table, matrix: np.ndarray, scales: np.ndarray) -> None:
+        self._made = {}
         self._rows = rows
         self._ids = rows.column("id").to_pylist()
         self._where = {i: n for n, i in enumerate(self._ids)}
@@ -220,8 +230,15 @@ class VectorIndex:
 
     def _apply(self, added: Sequence[Bullet], removed: Sequence[str]) -> None:
         assert self._rows is not None
+        if self.keeps_terms:  # every active bullet, with a vector or without (stored while the model was away)
+            self._lexical.update(
+                [(b.id, b.scope, index_text(b)) for b in added if b.status is Status.ACTIVE],
+                [*removed, *(b.id for b in added if b.status is not Status.ACTIVE)],
+            )
         gone = {i for i in (*removed, *(b.id for b in added)) if i in self._where}
         rows, matrix, scales = self._rows, self._matrix, self._scales
+        for i in (*removed, *(b.id for b in added)):
+            self._made.pop(i, None)
         if gone:
             keep = np.fromiter((i not in gone for i in self._ids), dtype=bool, count=len(self._ids))
             rows, matrix, scales = rows.filter(pa.array(keep)), matrix[keep], scales[keep]
@@ -247,9 +264,16 @@ class VectorIndex:
         self._scales = np.concatenate([scales, new_scales])
         self._matrix = np.vstack([matrix, codes])
 
-    def refresh(self, table: Any, columns: Sequence[str], get: Callable[[Sequence[str]], list[Bullet]]) -> None:
-        """Bring the copy up to ``table``'s current generation; ``get`` reads bullets by id, vectors included."""
-        if self._read() == self._seen and self._rows is not None:
+    def refresh(
+        self,
+        table: Any,
+        columns: Sequence[str],
+        get: Callable[[Sequence[str]], list[Bullet]],
+        current: str | None = None,
+    ) -> None:
+        """Bring the copy up to ``table``'s current generation; ``get`` reads bullets by id, vectors included.
+        ``current``: the generation the caller has just read (one read of the file instead of two)."""
+        if (self._read() if current is None else current) == self._seen and self._rows is not None:
             return
         with self._mutating:  # concurrent calls that find the copy stale bring it up to date once
             current = self._read()
@@ -271,14 +295,24 @@ class VectorIndex:
     def _reload(self, table: Any, columns: Sequence[str]) -> None:
         where = "status = 'active'"  # not "vector IS NOT NULL": that filter costs ~100 MB more at 100k
         total = int(table.count_rows(where))
-        reader = table.search().where(where).select([c for c in columns if c != "terms"]).limit(None).to_batches(2048)
+        terms = self.keeps_terms
+        reader = (
+            table.search()
+            .where(where)
+            .select([c for c in columns if terms or c != "terms"])
+            .limit(None)
+            .to_batches(2048)
+        )
         # Batch by batch, into one preallocated matrix of codes and compact copies of the other columns: the
         # scan's own buffers are let go at once, so the table with its vector column is never held whole (at
         # 100k bullets that doubled the peak memory).
         matrix = np.empty((total, self._dim_of(table)), dtype=np.int8)
         scales = np.empty(total, dtype=np.float32)
-        filled, parts = 0, []
+        filled, parts, lexical = 0, [], []
         for batch in reader:
+            if terms:  # the lexical index holds the bullets without a vector too
+                lexical.append(batch.select(["id", "scope", "terms"]))
+                batch = batch.drop_columns(["terms"])
             if batch.column("vector").null_count:  # stored while the model was away: not in the copy
                 batch = batch.filter(batch.column("vector").is_valid())
             if not batch.num_rows:
@@ -293,6 +327,13 @@ class VectorIndex:
             parts.append(pa.concat_batches([batch.drop_columns(["vector"])]))
         rows = pa.Table.from_batches(parts).combine_chunks() if parts else _empty_rows(reader.schema)
         parts.clear()
+        if terms:
+            if lexical:
+                words = pa.Table.from_batches(lexical)
+                ids, scopes = words.column("id").to_pylist(), words.column("scope").to_pylist()
+                self._lexical.build(ids, scopes, words.column("terms"))
+            else:
+                self._lexical.build([], [], pa.array([], pa.string()))
         self._set(rows, matrix[:filled], scales[:filled])
 
     @staticmethod
@@ -307,6 +348,12 @@ class VectorIndex:
         n = min(len(ids), len(matrix), len(scales), len(scope_codes))
         codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
         return nearest(ids, matrix[:n], scales[:n], scope_codes[:n], codes, vector, limit)
+
+    def lexical_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` best active bullets of ``scopes`` by BM25 of ``terms`` with store-level statistics
+        (``lexical.py``), with their scores, best first."""
+        with self._mutating:  # not while a write or a catch-up changes the postings
+            return self._lexical.search(terms, scopes, limit)
 
     def snapshot(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
         """The copy's ids, scope codes, int8 codes and scales as they are now (lists copied, arrays shared:
@@ -339,6 +386,8 @@ class VectorIndex:
             hits = [(self._where[i], n) for i, n in counts.items() if i in self._where]
             if not hits:
                 return
+            for i in counts:
+                self._made.pop(i, None)
             positions = np.asarray([p for p, _ in hits])
             recalls = self._rows.column("recall_count").to_numpy(zero_copy_only=False).copy()
             recalls[positions] += np.asarray([n for _, n in hits], dtype=recalls.dtype)
@@ -405,9 +454,17 @@ class VectorIndex:
     def bullets(self, ids: Sequence[str]) -> dict[str, Bullet]:
         """The copy's bullets for ``ids`` it holds, without their vectors (similarities come from
         ``similarities``; exact vectors from the table)."""
-        if self._rows is None:
-            return {}
-        positions = [self._where[i] for i in ids if i in self._where]
-        if not positions:
-            return {}
-        return {b.id: b for b in table_to_bullets(self._rows.take(positions))}
+        with self._mutating:  # the rows and the Bullets made of them change together
+            if self._rows is None:
+                return {}
+            made = self._made
+            found = {i: made[i] for i in ids if i in made}
+            positions = [self._where[i] for i in ids if i not in found and i in self._where]
+            if positions:
+                fresh = table_to_bullets(self._rows.take(positions))
+                if len(made) + len(fresh) > _MADE_LIMIT:  # the older half goes (a dict keeps insertion order)
+                    for old in list(made)[: len(made) // 2]:
+                        del made[old]
+                for b in fresh:
+                    made[b.id] = found[b.id] = b
+            return found
