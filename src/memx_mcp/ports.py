@@ -202,10 +202,9 @@ class Store(WriteTarget, Protocol):
 
 
 class Generational(Protocol):
-    """A store that can say when its bullets changed (issue 33, seventh round; for the lead to join with
-    ``adapters/lance``: ``LanceStore`` keeps this counter in ``VectorIndex.generation()``, which its
-    ``column_counts`` already keys on). The use cases keep values computed from the bullets (the learned
-    ranking's ``ScopeStats``) until it moves; a store without it gets them recomputed on every use."""
+    """A store that can say when its bullets changed (issue 33, seventh round: ``LanceStore`` answers with the
+    counter of its copy, ``VectorIndex.generation()``). The use cases keep values computed from the bullets
+    (the learned ranking's ``ScopeStats``) until it moves; a store that answers "" gets them recomputed."""
 
     def generation(self) -> str:
         """A value that changes whenever a bullet is added, changed or removed, here or by another process

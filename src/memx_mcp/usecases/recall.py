@@ -105,10 +105,10 @@ def visible_stats(deps: Deps, scopes: Sequence[str]) -> ScopeStats:
 
 
 def _generation(store: object) -> str:
-    """The store's generation (``ports.Generational``). A store that does not say it (``LanceStore`` until
-    the lead joins this with ``adapters/lance``): how many rows each scope and each status holds, which moves
-    with every addition, deletion, archiving and restoring but not with an edit in place (an edited
-    bullet's own stems are read fresh from it; only its share of the document frequencies waits)."""
+    """The store's generation (``ports.Generational``; "" when it cannot say: nothing is kept by it). A store
+    without the method: how many rows each scope and each status holds, which moves with every addition,
+    deletion, archiving and restoring but not with an edit in place (an edited bullet's own stems are read
+    fresh from it; only its share of the document frequencies waits)."""
     generation = getattr(store, "generation", None)
     if callable(generation):
         return str(generation())

@@ -433,6 +433,11 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         finally:
             pin.update(on=False, checked=False, generation=None)
 
+    def generation(self) -> str:
+        """``ports.Generational``: the change counter every write here or in another process moves ("" while
+        unknown); within ``one_read`` as first read there."""
+        return self._generation()
+
     def _generation(self) -> str:
         """The change counter (within ``one_read``: as first read there)."""
         pin = self._pin.__dict__

@@ -302,6 +302,11 @@ class RoutedStore:
                 stack.enter_context(store.one_read())
             yield
 
+    def generation(self) -> str:
+        """``ports.Generational`` of both stores ("" when either cannot say)."""
+        seen = [store.generation() for store in self._stores()]
+        return "|".join(seen) if all(seen) else ""
+
     def warm(self) -> None:
         for store in self._stores():
             store.warm()

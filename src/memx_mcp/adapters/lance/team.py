@@ -807,6 +807,11 @@ class TeamStore(LanceStore):
         """Not measured: listing every object of the team store is a round trip per thousand files."""
         return 0
 
+    def generation(self) -> str:
+        """Unknown (""): the team's copy keeps no change counter the use cases could key on, so what they
+        compute from its bullets is computed anew (``column_counts`` below is not kept either)."""
+        return ""
+
     def column_counts(self, column: str) -> dict[str, int]:
         try:
             data = self._bullets.search().select([column]).limit(None).to_arrow() if self.count() else None
