@@ -21,6 +21,7 @@ def pattern(name: str, regex: str, group: int = 0) -> Pattern:
 _B = r"(?<![\w+/-])"  # start of a token
 _E = r"(?![\w+/=-])"  # end of a token
 _NAME_CHAR = r"[^/\\\s\"':`,;()<>\[\]{}|*?]"  # a character of a home folder's user name
+_NAME_END = r"[^/\\\s\"':`,;()<>\[\]{}|*?.]"  # its last character: not a dot (a sentence's end)
 # Where a key name may begin: the first word character of a run of [\w.-], as \b found it, but tried once
 # per run, not at each character (a 100,000-character run was read again from every one of its positions).
 # What follows the secret word is capped ({0,80}) for the same reason.
@@ -288,6 +289,6 @@ BUILTIN_PATTERNS: tuple[Pattern, ...] = (
     ),
     # the user's name: no quote, bracket or punctuation a sentence puts after a path, and not ending in a dot
     # ("`/c/Users/...`," is a placeholder and its punctuation; "/Users/alice." ends a sentence)
-    pattern("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(" + _NAME_CHAR + "*" + _NAME_CHAR[:-1] + r".])", 1),
+    pattern("home_user", r"(?:/home/|/Users/|[A-Za-z]:\\+Users\\+)(" + _NAME_CHAR + "*" + _NAME_END + ")", 1),
     pattern("high_entropy", r"(?<![\w+/.~=-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![\w+/=.~-])"),
 )

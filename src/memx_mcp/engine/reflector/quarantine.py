@@ -73,7 +73,7 @@ _ACTS_AFTER = re.compile(
 )
 # Commands that print credentials. Run by the agent they expose a secret; named as what the project's own code
 # runs ("`keychain.js` calls `security find-generic-password`") they are a fact about the project
-# (``_attributed``)
+# (``_runs_credential_command``)
 CREDENTIAL_COMMANDS = re.compile(
     r"\bsecurity\s+find-(?:generic|internet)-password|\bgcloud\s+auth\s+print-access-token|\bgh\s+auth\s+token\b|"
     r"\bprintenv\b|(?:^|[\s;&|(`])env\s*[|>]|`env`",
@@ -264,9 +264,7 @@ def risks(text: str) -> tuple[str, ...]:
     its commands (``command_shapes``)."""
     found = [why for why, test in TESTS if test.search(text)]
     if _sends_out(text):
-        found.insert(
-            1 if found and found[0] == "tells the agent to fetch and execute" else 0, "tells the agent to send data out"
-        )
+        found.append("tells the agent to send data out")
     if _runs_credential_command(text) or _touches_file(text):
         found.append("touches credentials")
     return tuple(dict.fromkeys([*found, *shapes(text)]))
