@@ -32,6 +32,9 @@ SEND_OUT = re.compile(
     r"\bcurl\b[^\n]{0,300}\s(?:-d|--data(?:-\w+)?|-F|--form)\s+[\"']?(?:[\w.-]+=)?@|"
     r"\bcurl\b[^\n]{0,300}\s(?:-T|--upload-file)\s|"
     r"\bcurl\b[^\n]{0,300}(?:-X\s*POST|--request\s+POST)[^\n]{0,200}(?:\$\(|\benv\b|token|secret|passw)|"
+    # a variable's value as the body or a header of a request: `curl -d "$DEPLOY_TOKEN" https://…`, `-H "X: $KEY"`
+    r"\b(?:curl|wget|http|https|xh)\b[^\n]{0,300}\s(?:-d|--data(?:-\w+)?|-F|--form|-H|--header|--post-data|--body-data)"
+    r"[=\s]+[\"']?[^\"'\n$]{0,40}\$\{?[A-Z][A-Z0-9_]*|"
     r"\b(?:nc|ncat|netcat|socat)\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|/dev/tcp/|"
     r"\b(?:send|upload|post|exfiltrate|forward|transmit|e-?mail|copy|paste|report)\b[^.\n]{0,80}"
     r"\b(?:to|into)\s+[^.\n]{0,40}(?:https?://|webhook|pastebin|\b[\w.-]+@[\w-]+\.[a-z]{2,})|"
