@@ -435,7 +435,8 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
 
     def generation(self) -> str:
         """``ports.Generational``: the change counter every write here or in another process moves ("" while
-        unknown); within ``one_read`` as first read there."""
+        unknown); within ``one_read`` as first read there. The store's own reads keep using ``_generation``,
+        which ``TeamStore``'s answer here ("": the use cases keep nothing by it) does not change."""
         return self._generation()
 
     def _generation(self) -> str:
