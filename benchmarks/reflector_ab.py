@@ -59,7 +59,7 @@ PARTS = (
 
 
 def _rows(out: str) -> list[str]:
-    keep = ("| TOTAL", "LLM:", "## Held for review")
+    keep = ("| TOTAL", "LLM:", "## Held for review", "## Stored as not verified")
     return [line for line in out.splitlines() if line.startswith(keep)]
 
 
