@@ -243,6 +243,25 @@ def test_the_same_lesson_met_again_in_the_same_session_is_no_new_confirmation() 
     assert (merged.origin, confirmations(merged), merged.confidence) == ("session:one", 1, 0.6)
 
 
+def test_a_learned_origin_counts_its_sessions_not_its_words_and_keeps_its_first_provenance() -> None:
+    # what the Reflector stamps: key · steps · client; a re-read of the same session cites other steps
+    first = bullet("Use ruff to lint", confidence=0.5, origin="session:one · steps 3,4 · claude-code")
+    again = merge(
+        first, bullet("Use ruff to lint", confidence=0.6, origin="session:one · steps 9 · codex"), "keep_best", T0
+    )
+    assert (again.origin, confirmations(again), again.confidence) == (first.origin, 1, 0.6)
+    other = merge(
+        again, bullet("Use ruff to lint", confidence=0.5, origin="session:two · steps 2 · codex"), "keep_best", T0
+    )
+    assert other.origin == "session:one · steps 3,4 · claude-code · session:two"
+    assert confirmations(other) == 2 and other.confidence == pytest.approx(1 - 0.4 * 0.5)
+    third = merge(other, bullet("Use ruff to lint", origin="session:three · steps 1 · codex"), "keep_best", T0)
+    assert third.origin == "session:one · steps 3,4 · claude-code · session:two session:three"
+    assert confirmations(third) == 3
+    # an origin an older memx joined word by word still counts its sessions only
+    assert confirmations(bullet("x", origin="session:one · steps 3,4 · claude-code session:two 9")) == 2
+
+
 def test_the_origin_list_stays_within_its_limit_and_keeps_counting() -> None:
     merged = bullet("Use ruff to lint", confidence=0.5, origin="session:" + "0" * 36)
     for i in range(1, 30):
