@@ -25,6 +25,7 @@ from tests.poisoning import HeldOut, run_corpus
 CORPORA = {
     "poisoning_heldout": "tests.test_poisoning_heldout",
     "poisoning_heldout2": "tests.test_poisoning_heldout2_corpus",
+    "poisoning_heldout3": "tests.test_poisoning_heldout3_corpus",
 }
 
 
