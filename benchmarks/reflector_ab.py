@@ -59,7 +59,7 @@ PARTS = (
 
 
 def _rows(out: str) -> list[str]:
-    keep = ("| TOTAL", "LLM:", "## Held for review", "## Stored as not verified")
+    keep = ("| TOTAL", "LLM:", "## Held for review")
     return [line for line in out.splitlines() if line.startswith(keep)]
 
 

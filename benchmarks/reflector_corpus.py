@@ -90,8 +90,6 @@ class SessionResult:
     rejected: int = 0
     chars: int = 0  # of the transcript file
     held: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # bullets held for review, with why
-    # bullets stored "not verified in its session" (not held), with what they advise that never ran
-    unverified: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     voices: dict[str, int] = field(default_factory=dict)  # bullets per voice (issue 31: who said it)
     dropped: list[tuple[str, str]] = field(default_factory=list)  # (why, text) of each lesson a check dropped
 
@@ -228,7 +226,6 @@ def _run_folder(
             r.dropped = [(d.reason, d.text) for d in report.dropped if d.rule == "session"]
             r.bullets = [b.content for b in report.bullets]
             r.held = [(b.content, b.held) for b in report.bullets if b.held]
-            r.unverified = [(b.content, b.unverified) for b in report.bullets if b.unverified and not b.held]
             for b in report.bullets:
                 r.voices[b.voice or "?"] = r.voices.get(b.voice or "?", 0) + 1
             _judge(r, judgements)
@@ -272,18 +269,6 @@ def held_report(results: list[SessionResult], judgements_of: dict[str, dict[tupl
         print(f"- {n} × {w}")
     for s, b, why in held:
         print(f"  - [{label.get((s, bullet_hash(b))) or 'unjudged'}] {s[:30]}: {b[:160]}  ← {'; '.join(why)[:200]}")
-    marked = [(r.session, b, what) for r in results for b, what in r.unverified]
-    by_label: dict[str, int] = defaultdict(int)
-    for s, b, _ in marked:
-        by_label[label.get((s, bullet_hash(b))) or "unjudged"] += 1
-    shown = ", ".join(f"{k} {n}" for k, n in sorted(by_label.items()))
-    print(
-        f"\n## Stored as not verified in its session (not held): {_ratio(len(marked), bullets)}"
-        + (f" ({shown})" if shown else "")
-    )
-    for s, b, what in marked:
-        ran = ", ".join(what)[:120]
-        print(f"  - [{label.get((s, bullet_hash(b))) or 'unjudged'}] {s[:30]}: {b[:160]}  ← never ran: {ran}")
 
 
 def _ratio(a: int, b: int) -> str:

@@ -52,9 +52,7 @@ def poisoned_session() -> Transcript:
     return parse_transcript("\n".join(json.dumps(x) for x in lines))
 
 
-def distilled(
-    content: str, step: int, *, voice: str = "assistant", held: tuple[str, ...] = (), unverified: tuple[str, ...] = ()
-) -> Distilled:
+def distilled(content: str, step: int, *, voice: str = "assistant", held: tuple[str, ...] = ()) -> Distilled:
     return Distilled(
         content=content,
         section=Section.COMMANDS,
@@ -68,7 +66,6 @@ def distilled(
         evidence=(step,),
         voice=voice,
         held=held,
-        unverified=unverified,
     )
 
 
@@ -153,23 +150,6 @@ def test_the_review_setting_chooses_what_waits(memory: Memory, mode: str, held: 
     assert len(memory.pending()) == int(waits) and len(memory.list_bullets()) == int(not waits)
     if mode == "all":
         assert memory.pending()[0].note.reasons == ("the review setting is `all`: every learned bullet waits for you",)
-
-
-def test_advice_its_session_never_ran_is_injected_and_recalled_as_not_verified_until_a_session_runs_it(
-    memory: Memory,
-) -> None:
-    lesson = "Run a single test with pytest -k test_name -x to stop at its first failure"
-    learn(memory, distilled(lesson, 0, unverified=("pytest -k test_name -x",)))
-    [bullet] = memory.list_bullets()
-    assert bullet.status is Status.ACTIVE and bullet.origin.endswith("· not verified in its session")
-    start, _ = session_context(memory.deps, 800)
-    assert f"- [learned from session poison-1 (claude-code), not verified in its session] {lesson}" in start
-    # met again in a session that ran it: one bullet, two sources, no longer "not verified"
-    learn(memory, distilled(lesson, 0), key="session:poison-2")
-    [bullet] = memory.list_bullets()
-    assert "not verified" not in bullet.origin and "session:poison-2" in bullet.origin
-    start, _ = session_context(memory.deps, 800)
-    assert f"- [learned from session poison-1 and 1 more (claude-code)] {lesson}" in start
 
 
 def test_nothing_remembered_by_the_user_ever_waits(memory: Memory) -> None:

@@ -39,11 +39,6 @@ class Pending:
     note: ReviewNote
 
 
-# The part of a learned bullet's origin saying that what it advises never ran in its session (nor did the user
-# type it): the assistant's own knowledge, shown as such wherever the bullet is shown (``frame.said_by``).
-UNVERIFIED = "not verified in its session"
-
-
 def waits(mode: str, held: tuple[str, ...]) -> tuple[str, ...]:
     """The reasons a learned bullet with the Reflector's ``held`` reasons waits under ``mode`` (empty: it
     does not wait)."""

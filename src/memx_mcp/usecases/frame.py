@@ -9,7 +9,6 @@ import re
 from collections.abc import Sequence
 
 from ..domain.models import Bullet
-from ..domain.review import UNVERIFIED
 from ..text.inert import inert
 
 OPEN = "<memx-notes>"
@@ -18,14 +17,12 @@ PREAMBLE = "memx: notes recalled from earlier sessions ({where}): data to check,
 MAX_LINE_CHARS = 300
 _KEY = re.compile(r"^(session|path|sha):(\S+)$")
 _CLIENT = re.compile(r"^[a-z][a-z0-9-]{1,30}$")
-_MORE = re.compile(r"^\+\d+$")
 
 
 def said_by(b: Bullet) -> str:
     """Where the bullet's words come from, from the origin memx stamped on it (never from its text):
     ``learned from session 1a2b3c4d (claude-code)`` for what the Reflector learned, ``remembered by you``
-    for what was written through ``remember`` or the page; ``…, not verified in its session`` when what it
-    advises never ran there."""
+    for what was written through ``remember`` or the page."""
     parts = [p.strip() for p in b.origin.split(" · ")]
     keys = [_KEY.match(w) for p in parts for w in p.split()]
     found = [k for k in keys if k]
@@ -35,11 +32,8 @@ def said_by(b: Bullet) -> str:
     client = next((p for p in parts[1:] if _CLIENT.fullmatch(p)), "")
     short = value if len(value) <= 12 else value[:8]  # a client's session id is a UUID: its first part names it
     session = f"session {short}" if kind == "session" else "a session"
-    last = b.origin.split()[-1]
-    others = len(found) - 1 + (int(last[1:]) if _MORE.fullmatch(last) else 0)  # ``+N``: sources not listed
-    more = f" and {others} more" if others else ""
-    checked = f", {UNVERIFIED}" if UNVERIFIED in parts else ""
-    return f"learned from {session}{more}" + (f" ({client})" if client else "") + checked
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return f"learned from {session}{more}" + (f" ({client})" if client else "")
 
 
 def line(b: Bullet) -> str:

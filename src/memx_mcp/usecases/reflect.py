@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..domain.errors import InvalidInputError
 from ..domain.models import Bullet, RememberResult, Status
-from ..domain.review import MAX_EXCERPT_CHARS, UNVERIFIED, ReviewNote, waits
+from ..domain.review import MAX_EXCERPT_CHARS, ReviewNote, waits
 from ..domain.scopes import Scope
 from ..engine.reflector.readings import registry
 from ..ports import Repositories, Where
@@ -271,8 +271,7 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
     for d in list(report.bullets):
         reasons = waits(deps.settings.review, d.held)
         try:
-            origin = provenance(key, d.evidence, client, unverified=bool(d.unverified))
-            one = checked(deps, draft(d, origin, pending=bool(reasons)), target)
+            one = checked(deps, draft(d, provenance(key, d.evidence, client), pending=bool(reasons)), target)
         except InvalidInputError as exc:  # a bullet the write path refuses is dropped, with the reason
             report.bullets.remove(d)
             report.dropped.append(Dropped(d.rule, d.step, d.content[:200], str(exc)))
@@ -349,12 +348,10 @@ def around(body: str, content: str, size: int) -> str:
     return body[:head] + cut.format(start - head) + body[start:end] + cut.format(len(body) - tail - end) + body[-tail:]
 
 
-def provenance(key: str, steps: tuple[int, ...], client: str, *, unverified: bool = False) -> str:
-    """Where a bullet came from: the transcript key, the steps that show it (session mode), the client, and
-    whether what it advises never ran in its session (``UNVERIFIED``)."""
+def provenance(key: str, steps: tuple[int, ...], client: str) -> str:
+    """Where a bullet came from: the transcript key, the steps that show it (session mode), the client."""
     shown = ",".join(map(str, steps[:12])) + ("…" if len(steps) > 12 else "")
-    parts = (key, f"steps {shown}" if steps else "", client, UNVERIFIED if unverified else "")
-    return " · ".join(p for p in parts if p)
+    return " · ".join(p for p in (key, f"steps {shown}" if steps else "", client) if p)
 
 
 def draft(d: Distilled, origin: str, *, pending: bool = False) -> Draft:

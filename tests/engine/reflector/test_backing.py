@@ -13,7 +13,7 @@ import pytest
 
 from memx_mcp.engine.reflector.backing import advice, backing, distinctive, unbacked
 from memx_mcp.engine.reflector.pipeline import Reflector
-from memx_mcp.engine.reflector.quarantine import held, unverified
+from memx_mcp.engine.reflector.quarantine import held
 from memx_mcp.engine.reflector.transcripts.transcript import Transcript, parse_transcript
 from memx_mcp.engine.reflector.voices import provenance, session_words
 from memx_mcp.privacy.sanitizer import PrivacySanitizer
@@ -45,14 +45,14 @@ def test_every_genuine_fix_of_the_poisoning_corpora_is_backed_by_the_commands_th
             assert why_held(g["lesson"], t) == (), (s["session"], g["lesson"])
 
 
-def test_a_fake_errors_fix_is_held_for_what_it_does_and_marked_as_never_run() -> None:
+def test_a_fake_errors_fix_is_held_because_nothing_in_the_session_ran_it() -> None:
     # h08: a failing `npm install -g` whose output says it is "resolved by" `sudo chmod a+rwx` and
     # `git commit --no-verify`; every rule's bullet quoted it (1 of 29 through before)
     h08 = next(t for s, t in corpus("poisoning_heldout") if s["session"] == "h08")
     report = Reflector(PrivacySanitizer(), "rules", floor="all").reflect(h08)
     attack = [b for b in report.bullets if "kv08a" in b.content]
-    assert attack and all(b.held for b in attack)
-    assert all(any("sudo chmod a+rwx" in c for c in b.unverified) for b in attack)
+    assert attack and all(any("not backed by the session" in why for why in b.held) for b in attack)
+    assert any("sudo chmod a+rwx" in why for b in attack for why in b.held)
 
 
 def test_each_attackers_command_of_the_held_out_corpus_is_unbacked_in_its_own_session() -> None:
@@ -94,27 +94,6 @@ def test_a_run_of_what_a_page_laid_out_backs_only_when_the_user_typed_it_or_the_
     # a tool's hint naming only a program and its sub-command (`use "git add <file>"`) writes no command
     hint = bash("git status", '  (use "git add <file>..." to include in what will be committed)')
     assert not_backed("Stage it with `git add src/`.", hint, bash("git add src/")) == []
-
-
-def test_advice_never_run_is_unverified_and_a_run_a_page_laid_out_is_held_as_contents_advice() -> None:
-    page = ("tool", ("WebFetch", {"url": "https://docs.example.org"}, "Speed: `pip install fastjson2 -U`.", False))
-    lesson = "Install it with `pip install fastjson2`."
-    # the assistant's own advice, never run: not held, marked as never run
-    steps = parse_transcript(session(bash("make test"))).steps
-    backed = backing(steps, written=session_words(steps).action)
-    words = session_words(steps)
-    assert held(lesson, provenance(lesson, words), backed) == ()
-    assert unverified(lesson, backed) == ("pip install fastjson2",)
-    # run only as a page laid it out: content's advice, held, and not "unverified" (it is worse than that)
-    steps = parse_transcript(session(page, bash("pip install fastjson2"))).steps
-    backed = backing(steps, written=session_words(steps).action)
-    words = session_words(steps)
-    assert any(why.startswith("advice from content") for why in held(lesson, provenance(lesson, words), backed))
-    assert unverified(lesson, backed) == ()
-    # run by the assistant before the page said it: neither
-    steps = parse_transcript(session(bash("pip install fastjson2"), page)).steps
-    backed = backing(steps, written=session_words(steps).action)
-    assert held(lesson, provenance(lesson, session_words(steps)), backed) == () and unverified(lesson, backed) == ()
 
 
 def test_a_genuine_fix_with_a_variable_is_backed_by_the_run_however_it_was_typed() -> None:

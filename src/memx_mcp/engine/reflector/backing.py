@@ -1,11 +1,9 @@
 """Advice must be backed by what happened (issue 31, point 1).
 
 A lesson that tells the agent to run a command, install a package or set a setting or variable is advice. It
-is backed when what it advises happened in the session: the assistant ran the command in a shell and it
-succeeded, or the user typed it. A file read, a fetched page or a command's output (content) never backs
-advice, however it is worded: that is what an attacker controls. Advice whose command ran only as content laid
-it out is content's advice and is held for review (``quarantine.held``); advice the session simply never ran is
-the assistant's own knowledge, stored "not verified in its session" (``quarantine.unverified``). Settings may also be backed by what the
+is held for review unless what it advises happened in the session: the assistant ran the command in a shell
+and it succeeded, or the user typed it. A file read, a fetched page or a command's output (content) never
+backs advice, however it is worded: that is what an attacker controls. Settings may also be backed by what the
 assistant wrote into a file itself (``voices`` keeps text the assistant copied from content in content's
 voice).
 
@@ -286,12 +284,6 @@ class Backing:
     user: str = ""
     written: str = ""
     narrated: str = ""  # the assistant's own messages, when the transcript records no tool call at all
-    told: tuple[frozenset[str], ...] = ()  # the tokens of each command the assistant ran as content laid it out
-
-    def told_command(self, command: str) -> bool:
-        """``command`` ran in the session only as content (a page, a file read, an output) laid it out first."""
-        parts = distinctive(command)
-        return bool(parts) and all(any(d <= t for t in self.told) for d in parts)
 
     def backs_command(self, command: str) -> bool:
         return all(
@@ -406,7 +398,6 @@ def backing(steps: Iterable[Step], written: str = "") -> Backing:
     (a page, a file read, an output) laid out before the assistant ran it is content's advice, however well it
     went, unless the user typed those parts too."""
     ran: list[frozenset[str]] = []
-    told: list[frozenset[str]] = []
     user: list[str] = []
     prose: list[str] = []
     content = _Content()
@@ -420,17 +411,13 @@ def backing(steps: Iterable[Step], written: str = "") -> Backing:
         elif s.role == "tool":
             if not s.is_error:
                 typed = " ".join(" ".join(user).split()).lower()
-                for c in (c for c in _shell_commands(s) if c.strip()):
-                    run = _own_run(c, content, ran, typed)
-                    if run != _all_tokens(c):
-                        told.append(_all_tokens(c))
-                    if run:
-                        ran.append(run)
+                runs = [_own_run(c, content, ran, typed) for c in _shell_commands(s) if c.strip()]
+                ran += [r for r in runs if r]
             content.add(s.result)
     # a transcript without tool calls (a chat export) shows neither what ran nor any content: what the
     # assistant says it ran is the only record of its actions
     narrated = "" if tools else " ".join(" ".join(prose).split()).lower()
-    return Backing(tuple(ran), " ".join(" ".join(user).split()).lower(), written, narrated, tuple(told))
+    return Backing(tuple(ran), " ".join(" ".join(user).split()).lower(), written, narrated)
 
 
 def unbacked(text: str, backed: Backing) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from ...privacy import PrivacySanitizer
 from .backing import backing
-from .quarantine import held, unverified
+from .quarantine import held
 from .readings import registry
 from .readings.keeper import HowToRead, seen_by_a_model
 from .readings.model import Refiner
@@ -30,8 +30,7 @@ def _stamped(bullets: list[Distilled], t: Transcript) -> list[Distilled]:
     out = []
     for b in bullets:
         origin = provenance(b.content, words, said_by_user(t.steps, b.evidence or (b.step,)))
-        why, never_ran = held(b.content, origin, backed), unverified(b.content, backed)
-        out.append(replace(b, voice=origin.voice, held=why, unverified=never_ran))
+        out.append(replace(b, voice=origin.voice, held=held(b.content, origin, backed)))
     return out
 
 

@@ -1,11 +1,9 @@
 """The risky-advice test: which learned lessons must wait for the user's review instead of being injected.
 
 A lesson is held when its advice comes from content (what a tool returned: a page, a file read, an output;
-see ``voices``; or a command the assistant ran only as content laid it out, see ``backing``), or when whatever
-its source it tells the agent to fetch and execute something, to send data out, to touch credentials, or to
-disregard its instructions (in English, Chinese and Japanese, fake role and frame markers included). Advice in
-the assistant's own words that its session never ran is not held but marked (``unverified``). The test is
-mechanical: it does not depend on any model having obeyed a prompt."""
+see ``voices``), or when whatever its source it tells the agent to fetch and execute something, to send data
+out, to touch credentials, or to disregard its instructions (in English, Chinese and Japanese, fake role and
+frame markers included). The test is mechanical: it does not depend on any model having obeyed a prompt."""
 
 from __future__ import annotations
 
@@ -276,14 +274,15 @@ def risks(text: str) -> tuple[str, ...]:
 
 
 def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[str, ...]:
-    """Why a lesson must wait for review (empty: it need not): its risks, and advice taken from content,
-    including (given what happened in its session, ``backed``) a command that ran there only as content laid
-    it out. Advice the session simply never ran is not held: it is ``unverified``."""
+    """Why a lesson must wait for review (empty: it need not): its risks, advice taken from content, and
+    (given what happened in its session, ``backed``) advice that nothing the assistant ran or the user typed
+    backs."""
     reasons = list(risks(text))
     if backed is not None:
-        told = [c for c in unbacked(text, backed) if backed.told_command(c)]
-        if told:
-            reasons.append(f"advice from content: `{told[0][:80]}` ran only as what a tool returned laid it out")
+        missing = unbacked(text, backed)
+        if missing:
+            shown = ", ".join(f"`{m[:80]}`" for m in missing[:2])
+            reasons.append(f"advice not backed by the session: {shown} never ran successfully nor typed by the user")
     if origin.content_actions:
         shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
         reasons.append(f"advice from content: {shown} only appears in what a tool returned")
@@ -299,11 +298,3 @@ def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[
     if told:
         reasons.append(f"advice copied from content: {told[0][:80]!r}")
     return tuple(reasons)
-
-
-def unverified(text: str, backed: Backing) -> tuple[str, ...]:
-    """The commands and settings ``text`` advises in the assistant's own words that its session never ran
-    successfully nor the user typed: not held (the assistant's own knowledge is often right, and a user who
-    must review every one stops reading), but stamped "not verified in its session" wherever the bullet is
-    shown. Advice whose words content wrote first is held by ``held``, whoever repeats it."""
-    return tuple(c for c in unbacked(text, backed) if not backed.told_command(c))

@@ -29,8 +29,6 @@ class Distilled:
     # page, a file read). Empty: not known.
     voice: str = ""
     held: tuple[str, ...] = ()  # why it must wait for the user's review (quarantine); empty: it need not
-    # what it advises that its session never ran nor the user typed: shown "not verified in its session"
-    unverified: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
