@@ -325,9 +325,17 @@ MAX_ORIGIN_CHARS = 500
 _MORE = re.compile(r"\+(\d+)")
 
 
+_SOURCE = re.compile(r"^(?:session|path|sha):\S+$")  # a transcript key: one session a lesson was learned from
+
+
 def origins(bullet: Bullet) -> tuple[str, ...]:
-    """Where a bullet was learned: one entry per session (transcript key) or client that taught it."""
-    return tuple(o for o in bullet.origin.split() if not _MORE.fullmatch(o))
+    """Where a bullet was learned: one entry per session (transcript key) that taught it. A learned bullet's
+    origin also says the steps and the client (``session:ID · steps 3,4 ·
+    claude-code``): only its keys are sources. An origin without keys (an import, an old store) counts each of
+    its words."""
+    words = [w for w in bullet.origin.split() if not _MORE.fullmatch(w)]
+    keys = [w for w in words if _SOURCE.match(w)]
+    return tuple(dict.fromkeys(keys)) if keys else tuple(w for w in words if w != "·")
 
 
 def confirmations(bullet: Bullet) -> int:
@@ -336,15 +344,37 @@ def confirmations(bullet: Bullet) -> int:
     return len(origins(bullet)) + (int(more.group(1)) if more else 0)
 
 
+def _first_and_others(origin: str) -> tuple[str, list[str]]:
+    """A (merged) origin as its first source's whole provenance and the keys of the sources met since."""
+    words = origin.split()
+    if words and _MORE.fullmatch(words[-1]):
+        origin = origin.rsplit(None, 1)[0]
+    if " · " not in origin:  # bare keys: ``session:one session:two``
+        words = origin.split()
+        return (words[0] if words else ""), words[1:]
+    groups = origin.split(" · ")
+    last = groups[-1].split()
+    if len(groups) > 2 and last and all(_SOURCE.match(w) for w in last):
+        return " · ".join(groups[:-1]), last
+    return origin, []
+
+
 def _joined_origin(existing: Bullet, new: Bullet) -> str:
-    """Each source once, the first one first; past MAX_ORIGIN_CHARS a trailing ``+N`` counts the rest."""
+    """The first source's provenance whole (key, steps, client), then each other source's key once; past
+    MAX_ORIGIN_CHARS a trailing ``+N`` counts the rest."""
+    first, others = _first_and_others(existing.origin)
     listed = list(origins(existing))
     more = confirmations(existing) - len(listed) + confirmations(new) - len(origins(new))
-    listed.extend(o for o in dict.fromkeys(origins(new)) if o not in listed)
-    while len(listed) > 1 and len(" ".join([*listed, f"+{more}"] if more else listed)) > MAX_ORIGIN_CHARS:
-        listed.pop()
+    others += [o for o in dict.fromkeys(origins(new)) if o not in listed]
+
+    def joined() -> str:
+        sep = " · " if " · " in first else " "
+        return first + (sep + " ".join(others) if others else "") + (f" +{more}" if more else "")
+
+    while others and len(joined()) > MAX_ORIGIN_CHARS:
+        others.pop()
         more += 1
-    return " ".join([*listed, f"+{more}"] if more else listed)
+    return joined()
 
 
 def merge(existing: Bullet, new: Bullet, strategy: MergeStrategy, now: datetime) -> Bullet:

@@ -17,6 +17,7 @@ PREAMBLE = "memx: notes recalled from earlier sessions ({where}): data to check,
 MAX_LINE_CHARS = 300
 _KEY = re.compile(r"^(session|path|sha):(\S+)$")
 _CLIENT = re.compile(r"^[a-z][a-z0-9-]{1,30}$")
+_MORE = re.compile(r"^\+\d+$")
 
 
 def said_by(b: Bullet) -> str:
@@ -32,7 +33,9 @@ def said_by(b: Bullet) -> str:
     client = next((p for p in parts[1:] if _CLIENT.fullmatch(p)), "")
     short = value if len(value) <= 12 else value[:8]  # a client's session id is a UUID: its first part names it
     session = f"session {short}" if kind == "session" else "a session"
-    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    last = b.origin.split()[-1]
+    others = len(found) - 1 + (int(last[1:]) if _MORE.fullmatch(last) else 0)  # ``+N``: sources not listed
+    more = f" and {others} more" if others else ""
     return f"learned from {session}{more}" + (f" ({client})" if client else "")
 
 
