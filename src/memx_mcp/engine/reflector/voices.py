@@ -231,6 +231,41 @@ _ADVISED = re.compile(
 _ADVISED_AFTER = re.compile(r"^\s*(?:で(?:行|実行|実施|走らせ|やる|やって|する)|を(?:実行|使|走らせ|使用|叩|打))")
 
 
+# What comes just before a value a lesson tells the agent to put somewhere (a flag, a setting, a line of code):
+# an imperative verb, at the start of its clause or after "to", "then", "should" …, within the clause and with
+# no other quote between ("Known flaky: add `--deselect x` to addopts", "then set the CSP to `…`"); in Chinese
+# a verb of changing or adding ("把 CSP 改成 `…`", "在 sshd_config 里设 `…`"). Not a description ("is set in
+# `pyproject.toml`", "fails with `…`").
+_SETS_BEFORE = re.compile(
+    r"(?:(?:^|[.;:!?,(—–]\s*|\s-\s|\b(?:and|then|to|please|should|must|always|just|first|instead|or|so)\s+)"
+    r"(?:add|set|put|switch|change|replace|enable|disable|turn|append|insert|pass|configure|pin|mark|allow|use)\b"
+    r"[^.;:。；：\n`\"“「]{0,30}|"
+    r"(?:改成|改为|改用|设为|设置为|设成|加上|添加|加入|换成|写入|填入|开启|打开|关闭)[^.;:。；：\n`\"“「]{0,10}|设\s?)$",
+    re.I,
+)
+# and just after it in Japanese ("`…` に切り替えてください", "`…` を追加する")
+_SETS_AFTER = re.compile(r"^\s*(?:に(?:切り替え|切替|変更|設定|書き換え)|を(?:追加|入れ|設定|指定|有効|無効|外))")
+
+
+_WHERE = re.compile(r"\b(?:via|by|from|in|inside|within|at|on|through)\s*$", re.I)  # "set via `f()`": where, not what
+_PLAIN_WORD = re.compile(r"^[A-Za-z]+$")  # `prompt`: a name alone tells nobody to do anything
+
+
+def advised(text: str) -> list[str]:
+    """What a lesson tells the agent to run, or to put in a command, a file or a setting: its commands
+    (``actions``) and every quote it advises (a flag, a setting, a line of code; not a plain word, nor the
+    place or means named after the verb: "set in `pyproject.toml`", "set via `setURL()`")."""
+    found = actions(text)
+    for m in _QUOTED.finditer(text):
+        quote = next(g for g in m.groups() if g)
+        before = text[max(0, m.start() - 40) : m.start()]
+        if _PLAIN_WORD.match(quote) or _WHERE.search(before):
+            continue
+        if _SETS_BEFORE.search(before) or _SETS_AFTER.match(text[m.end() :]):
+            found.append(quote)
+    return list(dict.fromkeys(found))
+
+
 def actions(text: str) -> list[str]:
     """The commands and scripts a lesson tells the agent to run, quoted or not."""
     found = [
@@ -285,7 +320,7 @@ class Provenance:
     """Where a lesson's words come from."""
 
     voice: Voice
-    content_actions: tuple[str, ...] = ()  # what it says to run or fetch that only content says
+    content_actions: tuple[str, ...] = ()  # what it says to run, fetch or put in place that only content says
     copied: tuple[str, ...] = ()  # runs of words it copies from content alone
     content_quotes: tuple[str, ...] = ()  # what it quotes from content alone (an error line, a page's words)
     content_refs: tuple[str, ...] = ()  # the scripts (by URL or path) it names that only content names
@@ -295,7 +330,7 @@ class Provenance:
 def provenance(text: str, words: SessionWords, said_by_user: bool = False) -> Provenance:
     """The voice of a lesson, from what it quotes and copies. ``said_by_user``: the step it rests on is the
     user's message (a rule that reads the user's words), the voice when nothing it quotes is found."""
-    from_content = tuple(a for a in actions(text) if _only_content(words.owners(a)))
+    from_content = tuple(a for a in advised(text) if _only_content(words.owners(a)))
     copied = tuple(copied_runs(text, words))
     share = _share(text, copied)
     quoted = [(q, words.owners(q)) for q in quotes(text)]
