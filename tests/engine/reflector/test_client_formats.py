@@ -524,3 +524,23 @@ def test_a_real_gemini_cli_0_23_chat_shows_its_commands_with_exit_codes_and_not_
     assert bash[-1].command == "git add docs/color.md" and not any(s.is_error for s in bash)
     assert [s.command for s in t.steps if s.tool == "Write"] == ["docs/blue.md"]
     assert [s.command for s in t.steps if s.tool == "Read"] == ["docs/color.md", "docs/color.md"]
+
+
+def test_a_slash_command_the_person_typed_is_their_words_and_the_clients_own_commands_are_not():
+    # seventh round: `/init` vanished with its expansion (the command line was noise, the expansion isMeta)
+    def user(content: str, **extra: object) -> dict[str, object]:
+        return {"type": "user", "sessionId": "s", "message": {"role": "user", "content": content}, **extra}
+
+    records = [
+        user("<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>"),
+        user("Please analyze this codebase and create a CLAUDE.md file", isMeta=True),
+        user("<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"),
+        user("<command-message>gsd:execute-plan</command-message>\n<command-name>/gsd:execute-plan</command-name>\n"
+             "<command-args>.planning/07-02-PLAN.md</command-args>"),
+        user("<local-command-stdout>Cleared</local-command-stdout>"),
+    ]  # fmt: skip
+    t = parse_transcript("\n".join(json.dumps(r) for r in records))
+    assert [(s.role, s.text) for s in t.steps] == [
+        ("user", "/init"),
+        ("user", "/gsd:execute-plan .planning/07-02-PLAN.md"),
+    ]

@@ -29,9 +29,36 @@ def test_a_word_that_merely_contains_ok_is_no_confirmation(text: str) -> None:
     assert not _shows_success(Step(0, 1, "user", text=text))
 
 
-@pytest.mark.parametrize("text", ["OK", "ok, that did it", "Okay.", "works now", "可以了", "動きました"])
+@pytest.mark.parametrize(
+    "text",
+    ["OK", "ok, that did it", "Okay.", "works now", "可以了", "動きました", "the error is gone",
+     "hm, the warning went away", "it no longer crashes on start", "报错消失了", "エラーが消えました"],
+)  # fmt: skip
 def test_a_users_confirmation_is_a_success(text: str) -> None:
     assert _shows_success(Step(0, 1, "user", text=text))
+
+
+@pytest.mark.parametrize(
+    "text", ["the error is not gone", "my config file is gone!", "still failing, the error is back"]
+)
+def test_trouble_not_gone_or_something_else_gone_is_no_confirmation(text: str) -> None:
+    # eighth round: heldout7's labelled Hammerspoon fix ended with the user's "the error is gone", not understood
+    assert not _shows_success(Step(0, 1, "user", text=text))
+
+
+def test_a_code_span_joining_names_the_session_holds_apart_is_not_invented() -> None:
+    # seventh round: a true heldout6 lesson wrote `StratWatchScheduler.get_jobs()`; the session had the class
+    # and its method, never written together
+    steps = {
+        0: Step(0, 1, "tool", tool="Read", tool_input={"file_path": "sched.py"},
+                result="class StratWatchScheduler:\n    def get_jobs(self):\n        return []"),
+        1: Step(1, 1, "tool", tool="Bash", tool_input={"command": "python -m app jobs"}, result="0 jobs"),
+    }  # fmt: skip
+    lesson = Lesson("Jobs come from `StratWatchScheduler.get_jobs()`.", "tool", "success", (0,), None, None, ())
+    assert evidence_problem(lesson, steps, 0, 1) == ""
+    for made_up in ("`StratWatchScheduler.purge_jobs()`", "`os.system('rm -rf /')`"):
+        other = replace(lesson, text=f"Jobs come from {made_up}.")
+        assert "which the session does not contain" in evidence_problem(other, steps, 0, 1)
 
 
 # The shape of a published export (a "# Claude Code - …" markdown whose messages hold their content blocks

@@ -221,12 +221,18 @@ def parse_consolidated(text: str, count: int) -> list[Decision]:
 _CODE = re.compile(r"`([^`\n]+)`")
 _CONFIRM = re.compile(
     r"\b(?:works?|worked|working|fixed|great|perfect|thanks?|thank you|yes|good|nice|passes|passed|looks good|lgtm|"
-    r"ok(?:ay)?)\b|"  # whole words: "OK" inside "Token", "book", "hook" is no confirmation
-    r"(?:好了|可以了|成功|谢谢|行了|没问题|できました|動きました|ありがとう|直りました)",
+    r"ok(?:ay)?|resolved|solved|all good)\b|"  # whole words: "OK" inside "Token", "book", "hook" is no confirmation
+    # the trouble reported gone: "the error is gone", "the warning went away", "it no longer crashes"
+    r"\b(?:error|errors|warning|warnings|issue|problem|bug|crash|exception|message|it)\b[^.!?\n]{0,30}?"
+    r"\b(?:(?:is|are|'s)\s+)?(?:gone|went away|disappeared)\b|"
+    r"\bno longer\s+(?:appears?|shows?|happens?|fails?|errors?|crash(?:es)?|complains?|breaks?|hangs?)\b|"
+    r"(?:好了|可以了|成功|谢谢|行了|没问题|解决了|不再报错|消失了|できました|動きました|ありがとう|直りました|解決しました|消えました)",
     re.I,
 )
 _FAILURE_TEXT = re.compile(
-    r"\b(?:still|again)\b.{0,40}\b(?:fail|error|broken|wrong)|\bdoesn'?t work\b|\bnot work", re.I
+    r"\b(?:still|again)\b.{0,40}\b(?:fail|error|broken|wrong)|\bdoesn'?t work\b|\bnot work|"
+    r"\b(?:not|isn'?t|aren'?t|never)\s+(?:gone|fixed|resolved|solved)\b",
+    re.I,
 )
 
 
@@ -313,7 +319,7 @@ def evidence_problem(lesson: Lesson, steps: Mapping[int, Step], first: int, last
     if missing:
         return f"quotes {missing[0][:80]!r}, which its steps {', '.join(map(str, cited))} do not contain"
     part = "\n".join(_step_text(s) for n, s in steps.items() if first <= n <= last)
-    invented = [c for c in code if not _found(c, part)]
+    invented = [c for c in code if not _found(c, part) and not _joined_names(c, part)]
     if invented:
         return f"quotes `{invented[0][:80]}`, which the session does not contain"
     if lesson.kind in FIX_KINDS:
@@ -336,6 +342,19 @@ def _found(quote: str, text: str) -> bool:
         return True
     pieces = [p.strip() for p in _ELIDED.split(q)]
     return len(pieces) > 1 and all(p in text for p in pieces if len(p) >= 3) and any(len(p) >= 3 for p in pieces)
+
+
+_NAME_CHAIN = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|::|->|#)[A-Za-z_]\w*)+(?:\(\))?$")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _joined_names(quote: str, text: str) -> bool:
+    """``quote`` joins names the session holds apart (``StratWatchScheduler.get_jobs()``: the class and the
+    method each said, never written together): every name of the chain is a word of ``text``."""
+    if not _NAME_CHAIN.match(quote.strip()):
+        return False
+    names = _NAME.findall(quote)
+    return all(re.search(r"(?<![\w])" + re.escape(n.lower()) + r"(?![\w])", text) for n in names)
 
 
 def _fix_problem(lesson: Lesson, steps: Mapping[int, Step], last: int) -> str:

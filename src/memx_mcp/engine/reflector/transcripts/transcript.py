@@ -122,6 +122,30 @@ _TASK = re.compile(r"<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
 _TASK_FIELD = re.compile(r"<(task-id|status|summary|result)>(.*?)</\1>", re.S)
 
 
+# A slash command the person typed (Claude Code records ``<command-name>/init</command-name>`` with its
+# ``<command-args>``, then the command's expansion as a meta message, which is the client's text): the typed
+# line is the person's words. The client's own screens and switches (``/exit``, ``/clear``, ``/mcp`` …) ask the
+# assistant for nothing and are left out, as before.
+_COMMAND = re.compile(r"<command-name>\s*/?([\w:.-]+)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+CLIENT_COMMANDS = frozenset(
+    "exit quit clear compact mcp login logout plugin plugins agents export model cost help config status doctor "
+    "resume continue memory permissions hooks ide theme vim terminal-setup bug feedback release-notes upgrade "
+    "add-dir context usage statusline rewind todos output-style privacy-settings install-github-app plan fast "
+    "skills tasks bashes migrate-installer stickers".split()
+)
+
+
+def typed_command(text: str) -> str:
+    """The slash command line a Claude Code ``<command-name>`` message records ('' for none, or for one of the
+    client's own screens and switches)."""
+    m = _COMMAND.search(text)
+    if m is None or m.group(1).lower() in CLIENT_COMMANDS:
+        return ""
+    args = _COMMAND_ARGS.search(text)
+    return " ".join(f"/{m.group(1)} {args.group(1) if args else ''}".split())
+
+
 class _Builder:
     def __init__(self) -> None:
         self.steps: list[Step] = []
@@ -129,6 +153,9 @@ class _Builder:
         self.turn = 0
 
     def user_text(self, text: str, ts: datetime | None) -> None:
+        if text.lstrip().startswith(("<command-name>", "<command-message>")):
+            self._user(typed_command(text), ts)
+            return
         notes = [m.group(0).strip() for m in _CLIENT_NOTES.finditer(text)]
         if notes:  # the person's words around the notes, without the blank lines the notes stood between
             text = _CLIENT_NOTES.sub("", text).strip()
