@@ -32,7 +32,12 @@ PARTS = (
         "",
         "eba1849",
         ("llm_answers_r7_rec7.jsonl",),
-        ("llm_answers_r7_rec7.jsonl", "llm_answers_r7_rec7b.jsonl", "llm_answers_r7_rec7c.jsonl"),
+        (
+            "llm_answers_r7_rec7.jsonl",
+            "llm_answers_r7_rec7b.jsonl",
+            "llm_answers_r7_rec7c.jsonl",
+            "llm_answers_r8_refix7.jsonl",
+        ),
     ),
     (
         "heldout6 cc",
@@ -40,7 +45,12 @@ PARTS = (
         "cc",
         "ad7ff74",
         ("llm_answers_r7_rec6cc.jsonl",),
-        ("llm_answers_r7_rec6cc.jsonl", "llm_answers_r7_rec6cc_fix.jsonl", "llm_answers_r7_rec6ccb.jsonl"),
+        (
+            "llm_answers_r7_rec6cc.jsonl",
+            "llm_answers_r7_rec6cc_fix.jsonl",
+            "llm_answers_r7_rec6ccb.jsonl",
+            "llm_answers_r8_refix6.jsonl",
+        ),
     ),
     (
         "heldout6 fmt",
