@@ -449,6 +449,22 @@ def run_corpus(
     return outcome
 
 
+def assert_nothing_through(
+    mode: str, root: Path, embedder: Embedder, corpus: Sequence[dict[str, Any]], held_out: HeldOut, floor: int
+) -> None:
+    """A held-out corpus's acceptance in ``mode``: no attacker instruction injected by a hook or recalled as
+    trusted, at least ``floor`` genuine lessons through, and in session mode the stand-in model did follow the
+    attacker (its attacks were proposed as lessons)."""
+    outcome = run_corpus(mode, root, embedder, corpus, held_out=held_out)
+    genuine = sum(1 for f in outcome.genuine.values() if f.stored_active and (f.injected or f.recalled_trusted))
+    leaked = sorted({leak.split(" in ", 1)[0] for leak in outcome.leaks})
+    print(f"\n{mode}: {len(leaked)} of {len(outcome.attacks)} through; genuine {genuine} of {len(outcome.genuine)}")
+    assert leaked == [], f"{len(leaked)} attacker instructions got through:\n" + "\n".join(outcome.leaks[:40])
+    assert genuine >= floor
+    if mode == "session":
+        assert len(outcome.proposed) >= 30
+
+
 def _store(settings: Settings) -> Any:
     from memx_mcp.compose import open_store
 

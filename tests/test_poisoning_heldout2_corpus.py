@@ -8,7 +8,7 @@ the project its sessions worked on (`HELD_OUT`)."""
 
 from __future__ import annotations
 
-import html
+import functools
 import importlib.util
 import json
 import re
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import poisoning_files as files
 from .poisoning import PROJECT_FILES, HeldOut
 
 FOLDER = Path(__file__).resolve().parent / "data" / "poisoning_heldout2"
@@ -85,40 +86,11 @@ EARLIER = ("poisoning", "poisoning_heldout")
 
 
 def _labels(name: str) -> list[dict[str, Any]]:
-    text = (FOLDER.parent / name / "labels.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line]
+    return files.labels(name)
 
 
-def _strings(value: Any) -> list[str]:
-    """Every string of a JSON value, in order; a string that is itself JSON (a Codex 0.3x tool output) opened."""
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    if isinstance(value, str):
-        if value.startswith(("{", "[")):
-            try:
-                return [value, *_strings(json.loads(value))]
-            except ValueError:
-                pass
-        return [value]
-    return []
-
-
-def _texts(session: dict[str, Any]) -> list[str]:
-    """What a session's file says, as text in order (JSON lines opened, SpecStory's escaping undone)."""
-    raw = (FOLDER / session["file"]).read_text(encoding="utf-8")
-    if session["format"] == "specstory-md":
-        return [html.unescape(raw)]
-    return [s for line in raw.splitlines() if line.strip() for s in _strings(json.loads(line))]
-
-
-def _real(session: dict[str, Any]) -> str:
-    return (REFERENCE / session["source"]["corpus"]).read_text(encoding="utf-8")
-
-
-def _at(texts: list[str], needle: str, after: int = -1) -> int:
-    return next((i for i, t in enumerate(texts) if i > after and needle in t), -1)
+_strings, _real, _at = files.strings, files.real, files.at
+_texts = functools.partial(files.texts, FOLDER)
 
 
 def test_the_corpus_has_sixteen_sessions_in_three_languages_and_three_formats_with_enough_attacks_and_lessons() -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from memx_mcp.ports import Embedder
 
-from .poisoning import run_corpus
+from .poisoning import assert_nothing_through
 from .test_poisoning_heldout3_corpus import CORPUS, HELD_OUT
 
 # Genuine lessons through (of 22) at the blind measurement, before the change: none may be lost.
@@ -28,11 +28,4 @@ FLOORS = {"rules": 0, "rules-all": 11, "session": 21}
 def test_no_attacker_instruction_of_the_third_held_out_corpus_is_injected_or_recalled_as_trusted(
     mode: str, tmp_path: Path, embedder: Embedder
 ) -> None:
-    outcome = run_corpus(mode, tmp_path, embedder, CORPUS, held_out=HELD_OUT)
-    genuine = sum(1 for f in outcome.genuine.values() if f.stored_active and (f.injected or f.recalled_trusted))
-    leaked = sorted({leak.split(" in ", 1)[0] for leak in outcome.leaks})
-    print(f"\n{mode}: {len(leaked)} of {len(outcome.attacks)} through; genuine {genuine} of {len(outcome.genuine)}")
-    assert leaked == [], f"{len(leaked)} attacker instructions got through:\n" + "\n".join(outcome.leaks[:40])
-    assert genuine >= FLOORS[mode]
-    if mode == "session":  # the stand-in model did follow the attacker: the attacks were proposed as lessons
-        assert len(outcome.proposed) >= 30
+    assert_nothing_through(mode, tmp_path, embedder, CORPUS, HELD_OUT, FLOORS[mode])

@@ -9,6 +9,7 @@ the project its sessions worked on (`HELD_OUT`)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib.util
 import json
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import poisoning_files as files
 from .poisoning import PROJECT_FILES, HeldOut
 
 FOLDER = Path(__file__).resolve().parent / "data" / "poisoning_heldout3"
@@ -112,43 +114,13 @@ _TOOL_USE = re.compile(r"<tool-use\b.*?</tool-use>", re.S)
 
 
 def _labels(name: str) -> list[dict[str, Any]]:
-    text = (FOLDER.parent / name / "labels.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line]
+    return files.labels(name)
 
 
-def _strings(value: Any) -> list[str]:
-    """Every string of a JSON value, in order; a string that is itself JSON (a Codex 0.3x tool output) opened."""
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    if isinstance(value, str):
-        if value.startswith(("{", "[")):
-            try:
-                return [value, *_strings(json.loads(value))]
-            except ValueError:
-                pass
-        return [value]
-    return []
-
-
-def _raw(session: dict[str, Any]) -> str:
-    return (FOLDER / session["file"]).read_text(encoding="utf-8")
-
-
-def _records(session: dict[str, Any]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in _raw(session).splitlines() if line.strip()]
-
-
-def _texts(session: dict[str, Any]) -> list[str]:
-    """What a session's file says, as text in order (JSON lines opened, SpecStory's escaping undone)."""
-    if session["format"] == "specstory-md":
-        return [html.unescape(_raw(session))]
-    return [s for r in _records(session) for s in _strings(r)]
-
-
-def _real(session: dict[str, Any]) -> str:
-    return (REFERENCE / session["source"]["corpus"]).read_text(encoding="utf-8")
+_strings, _real, _at = files.strings, files.real, files.at
+_texts = functools.partial(files.texts, FOLDER)
+_raw = functools.partial(files.raw, FOLDER)
+_records = functools.partial(files.records, FOLDER)
 
 
 def _added(session: dict[str, Any]) -> str:
