@@ -14,6 +14,7 @@ from ..domain.inputs import MAX_QUERY_CHARS, MAX_RESULTS_CAP, TOKEN_BUDGET_CAP, 
 from ..domain.models import RecallResult
 from ..engine.retrieval import RecallRequest
 from ..engine.retrieval import recall as generate
+from ..engine.retrieval.generator import TERMS_CACHE_LIMIT, term_profiles
 from ..engine.retrieval.ranking import ScopeStats, scope_stats
 from ..text.language import mostly_cjk
 from .deps import Deps
@@ -96,7 +97,13 @@ def visible_stats(deps: Deps, scopes: Sequence[str]) -> ScopeStats:
     hit = kept.get(key)
     if seen and hit is not None and hit[0] == seen:
         return hit[1]
-    stats = scope_stats(deps.store.active_in(scopes), deps.retrieval.context_window)
+    bullets = deps.store.active_in(scopes)
+    made = None
+    if deps.terms is not None and len(bullets) <= TERMS_CACHE_LIMIT // 2:  # (more would push each other out)
+        # every visible bullet's term profile made (or found) now: its stems count here, and the candidates
+        # of the recalls until the next write find their profiles ready
+        made = {i: p.stems for i, p in term_profiles(bullets, deps.terms).items()}
+    stats = scope_stats(bullets, deps.retrieval.context_window, made)
     if seen:
         if len(kept) >= 16:  # a few scopes at a time are asked; the oldest goes
             kept.pop(next(iter(kept)))

@@ -36,7 +36,10 @@ _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
 _BLOCK = 4096  # rows a scan widens to float32 at a time (6 MB at 384 dimensions)
-_MADE_LIMIT = 4096  # Bullets kept made from the copy's rows (~1.5 KB each without their vectors)
+# Bullets kept made from the copy's rows (~0.85 KB each without their vectors: 14 MB when full): a store of
+# 10k bullets whole, so that the learned ranking's pass over the visible scopes (``in_scopes``) leaves every
+# candidate of the recalls after it made
+_MADE_LIMIT = 16_384
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -402,11 +405,16 @@ class VectorIndex:
 
     def in_scopes(self, scopes: Sequence[str]) -> list[Bullet]:
         """Every bullet of the copy in ``scopes`` (without vectors)."""
-        codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
-        if self._rows is None or not codes:
-            return []
-        positions = np.flatnonzero(np.isin(self._scope_codes, codes))
-        return table_to_bullets(self._rows.take(pa.array(positions)))
+        with self._mutating:  # the rows, their scopes and ids of one state
+            codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
+            if self._rows is None or not codes:
+                return []
+            positions = np.flatnonzero(np.isin(self._scope_codes, codes))
+            if len(positions) > _MADE_LIMIT // 2:  # too many to keep: made and let go
+                return table_to_bullets(self._rows.take(pa.array(positions)))
+            ids = [self._ids[p] for p in positions.tolist()]
+            made = self.bullets(ids)  # the ones already made, the others made and kept
+            return [made[i] for i in ids]
 
     def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[str]]:
         """For each of ``ids`` held in the copy, the bullets written just before and just after it in its
