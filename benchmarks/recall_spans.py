@@ -22,6 +22,7 @@ import os
 import pstats
 import random
 import statistics
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -75,7 +76,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--profile", action="store_true", help="also a cProfile of the use case")
     parser.add_argument("--stdio", action="store_true", help="also the same queries through a spawned memx-mcp")
+    parser.add_argument("--switch", type=float, help="sys.setswitchinterval for the run (seconds)")
     args = parser.parse_args()
+    if args.switch:
+        sys.setswitchinterval(args.switch)
     built, made = build_bullets(args.size)
     built.flush()
     rng = random.Random(3 + args.size)
@@ -95,6 +99,7 @@ def main() -> None:
         ("vector_candidates", "vector_candidates"),
         ("similarities", "similarities"),
         ("adjacent", "adjacent"),
+        ("prepare_vector_search", "store: prepare the vector search"),
     ):
         wrap(store, attr, name)
     wrap(recall_case, "visible_stats", "visible_stats")
@@ -108,11 +113,14 @@ def main() -> None:
     wrap(generator.QueryFeatures, "rank_best", "rank_best")
     wrap(generator, "bm25_stats", "bm25_stats (candidates)")
     wrap(generator, "named_spans", "named_spans")
+    wrap(generator, "_keyword", "keyword candidates (engine)")
     wrap(generator, "pack", "pack")
     wrap(generator, "_gather", "gather (keyword, vector wait, vector)")  # (before r8)
     wrap(generator, "_vector_gather", "vector gather (vector wait, vector)")
     deps = memory.deps
     real_pool = deps.embedding_pool
+
+    arrived = [0.0]
 
     class Waited:
         def __init__(self, future: Any) -> None:
@@ -120,11 +128,23 @@ def main() -> None:
 
         def result(self) -> Any:
             with span("vector wait"):
-                return self.future.result()
+                got = self.future.result()
+            arrived[0] = time.perf_counter()
+            return got
 
     class Pool:
-        def submit(self, *a: Any) -> Waited:
-            return Waited(real_pool().submit(*a))
+        def submit(self, fn: Any, *a: Any) -> Waited:
+            submitted = time.perf_counter()
+
+            def job() -> Any:
+                started = time.perf_counter()
+                try:
+                    return fn(*a)
+                finally:
+                    _open["embedding: submit to start (thread)"] = started - submitted
+                    _open["embedding: start to done (thread)"] = time.perf_counter() - started
+
+            return Waited(real_pool().submit(job))
 
     deps.embedding_pool = Pool  # type: ignore[method-assign,assignment]
 
@@ -158,6 +178,7 @@ def main() -> None:
         t = time.perf_counter()
         with span("use case"):
             result = memory.recall(q, scope=sc)
+        _open["use case after the vector arrived"] = time.perf_counter() - arrived[0]
         walls.append(time.perf_counter() - t)
         answer(result)
         close()

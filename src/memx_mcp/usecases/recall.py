@@ -51,12 +51,10 @@ def _recall(
 ) -> RecallResult:
     settings = deps.settings
     notes: list[str] = []
-    limit = clamp("max_results", max_results, settings.max_results, MAX_RESULTS_CAP, notes)
-    budget = clamp("token_budget", token_budget, settings.token_budget, TOKEN_BUDGET_CAP, notes)
-    request = RecallRequest(text, deps.workspace.resolve(scope), limit, budget, deps.clock())
     vector: Callable[[], Sequence[float] | None] | None = None
+    cjk_note = ""
     if settings.semantic_cjk or not mostly_cjk(text) or spec(settings.model_name).multilingual:
-        # made while the full-text query runs
+        # made on its own thread, first: the scope, the full-text query and what needs no vector go meanwhile
         pending = deps.embedding_pool().submit(deps.embed_texts, [text], "query")
 
         def vector() -> Sequence[float] | None:
@@ -66,7 +64,18 @@ def _recall(
             return vectors[0] if vectors else None
 
     else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
-        notes.append("CJK query: keyword layers only (the embedding model is English)")
+        cjk_note = "CJK query: keyword layers only (the embedding model is English)"
+    limit = clamp("max_results", max_results, settings.max_results, MAX_RESULTS_CAP, notes)
+    budget = clamp("token_budget", token_budget, settings.token_budget, TOKEN_BUDGET_CAP, notes)
+    if cjk_note:
+        notes.append(cjk_note)
+    try:
+        resolved = deps.workspace.resolve(scope)
+    except Exception:
+        if vector is not None:
+            pending.cancel()  # (not wanted after all: unless the model already took it)
+        raise
+    request = RecallRequest(text, resolved, limit, budget, deps.clock())
     scopes = request.scope.visible()
     result = generate(
         deps.store, request, vector, deps.retrieval, notes, deps.terms, lambda: visible_stats(deps, scopes)

@@ -271,6 +271,10 @@ class RoutedStore:
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
         return self._both(lambda s: s.keyword_search(terms, scopes, limit))
 
+    def prepare_vector_search(self, scopes: Sequence[str]) -> None:
+        for store in self._stores():
+            store.prepare_vector_search(scopes)
+
     def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[Bullet]]:
         """Each bullet's neighbours in time, from the store that holds it (the Generator's context)."""
         found: dict[str, list[Bullet]] = {}

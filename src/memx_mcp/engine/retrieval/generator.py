@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
-from typing import Protocol
+from typing import Any, Protocol
 
 from ...domain.models import Bullet, Hit, RecallResult, RetrievalMode
 from ...domain.scopes import Scope
@@ -18,7 +18,16 @@ from ...text.stems import names, query_stems, stem_counts
 from ...text.tokenize import is_cjk, query_terms, tokens
 from ..decay import DecayParams, decay_weight
 from .budget import estimate_tokens, pack
-from .fusion import FusionParams, fuse, fuse_learned, in_named_time, recency_multiplier
+from .fusion import (
+    FusionParams,
+    blend,
+    decay_effect,
+    final_score,
+    fuse,
+    fuse_learned,
+    in_named_time,
+    recency_multiplier,
+)
 from .layers import (
     L1_MAX,
     L2_MAX,
@@ -108,6 +117,17 @@ def _keyword(
     except Exception as exc:
         log.warning("full-text layer failed: %s", exc)
         return [], [f"full-text layer skipped: {type(exc).__name__}"]
+
+
+def _prepare(source: CandidateSource, scopes: Sequence[str]) -> None:
+    """A store that can gather the rows its vector search will scan does it now (the vector is being made)."""
+    prepare = getattr(source, "prepare_vector_search", None)
+    if prepare is None:
+        return
+    try:
+        prepare(scopes)
+    except Exception as exc:  # only a head start: the search does it again
+        log.warning("preparing the vector search failed: %s", exc)
 
 
 def _vector_gather(
@@ -258,7 +278,8 @@ def learned_features(
         semantic or 0.0,
         *context,
         bm25,
-        bm25_share(query.stems, p.stems, query.stats, context_stems),
+        # (without a context's stems, the same BM25 as the bullet's own)
+        bm25_share(query.stems, p.stems, query.stats, context_stems) if context_stems else bm25,
         query.fulltext.get(bullet.id, 0.0),
         names_share,
         1.0 if named and in_named else 0.0,
@@ -272,15 +293,18 @@ def learned_features(
 
 
 def _names_share(query: QueryFeatures, p: TermProfile) -> float:
-    return sum(1 for n in query.names if n in p.terms) / len(query.names) if query.names else 0.0
+    return _share_of_names(query.names, p)
+
+
+def _share_of_names(said: frozenset[str], p: TermProfile) -> float:
+    return sum(1 for n in said if n in p.terms) / len(said) if said else 0.0
 
 
 @dataclass(frozen=True)
-class _Own:
-    """What a candidate scores without its context: the same in every pass of one recall (the query, its
-    terms' weights, the candidates' mean length and the clock do not change between them)."""
+class _Alone:
+    """What a candidate scores on its own: neither the other candidates nor the query's vector change it
+    (so it is made for the keyword candidates while the vector is still being made)."""
 
-    l1: float
     l2: float
     l3: float
     in_named: bool
@@ -288,24 +312,20 @@ class _Own:
     recency: float
     scope: float
     tokens: int
-    bm25: float | None = None  # the learned ranking's own ``bm25`` and ``names`` features
-    names: float | None = None
+    names: float | None  # the learned ranking's ``names`` feature (None under SPEC's blend)
 
 
-def _own_scores(
+def _alone(
     bullet: Bullet,
     p: TermProfile,
     terms: Sequence[str],
     request: RecallRequest,
     params: RetrievalParams,
-    weights: Mapping[str, float] | None,
-    relative_length: float,
     named: Sequence[Span],
-    query: QueryFeatures | None,
-) -> _Own:
+    said: frozenset[str] | None,
+) -> _Alone:
     in_named = bool(named) and in_named_time(bullet.created_at, named, params.fusion)
-    return _Own(
-        exact_score(terms, p.terms, weights, p.cjk_counts, relative_length),
+    return _Alone(
         fuzzy_score(terms, p.terms, p.fuzzy),
         metadata_score(terms, p.metadata),
         in_named,
@@ -314,9 +334,36 @@ def _own_scores(
         recency_multiplier(bullet.created_at, request.now, params.fusion, named),
         request.scope.boost(bullet.scope, params.fusion.scope_boost, params.fusion.project_scope_boost),
         p.tokens or estimate_tokens(bullet.content),
-        None if query is None else bm25_share(query.stems, p.stems, query.stats),
-        None if query is None else _names_share(query, p),
+        None if said is None else _share_of_names(said, p),
     )
+
+
+@dataclass(frozen=True)
+class _Own:
+    """What a candidate scores without its context: the same in every pass of one recall (the query, its
+    terms' weights, the candidates' mean length and the clock do not change between them)."""
+
+    l1: float
+    alone: _Alone
+    bm25: float | None  # the learned ranking's own ``bm25`` feature
+
+
+class Scored:
+    """A scored candidate: its final and blended scores (what recall sorts and filters by) and what makes
+    its ``ScoreBreakdown`` (``fuse`` or ``fuse_learned`` again, on the same arguments: the same numbers),
+    made only for the hits returned."""
+
+    __slots__ = ("_args", "_learned", "blended", "bullet", "final", "tokens")
+
+    def __init__(
+        self, bullet: Bullet, tokens: int, final: float, blended: float, learned: bool, args: tuple[Any, ...]
+    ) -> None:
+        self.bullet, self.tokens, self.final, self.blended = bullet, tokens, final, blended
+        self._learned, self._args = learned, args
+
+    def hit(self) -> Hit:
+        score = fuse_learned(*self._args) if self._learned else fuse(*self._args)
+        return Hit(bullet=self.bullet, score=score, tokens=self.tokens)
 
 
 def score_bullet(
@@ -331,22 +378,50 @@ def score_bullet(
     context: Context = NO_CONTEXT,
     named: Sequence[Span] = (),
     query: QueryFeatures | None = None,
-    kept: dict[str, _Own] | None = None,
 ) -> Hit:
     """All four layers and the fusion for one candidate; ``semantic`` is its cosine similarity to the
     query (None in keyword-only mode); ``weights`` are the query terms' local IDF; ``relative_length`` the
     bullet's length over the candidates' mean; ``context`` what its neighbours add (at lower weight);
-    ``query`` what the learned ranking needs of the query (with ``params.ranking`` set). ``kept``: what each
-    candidate scores without its context, by id, from an earlier pass of the same recall (filled here)."""
+    ``query`` what the learned ranking needs of the query (with ``params.ranking`` set)."""
     p = profile or profile_of(bullet)
+    return _score(bullet, terms, semantic, request, params, weights, p, relative_length, context, named, query).hit()
+
+
+def _score(
+    bullet: Bullet,
+    terms: Sequence[str],
+    semantic: float | None,
+    request: RecallRequest,
+    params: RetrievalParams,
+    weights: Mapping[str, float] | None,
+    p: TermProfile,
+    relative_length: float,
+    context: Context,
+    named: Sequence[Span],
+    query: QueryFeatures | None,
+    kept: dict[str, _Own] | None = None,
+    alone: Mapping[str, _Alone] | None = None,
+) -> Scored:
+    """``score_bullet`` without the breakdown made. ``kept``: what each candidate scores without its
+    context, by id, from an earlier pass of the same recall (filled here); ``alone``: what some candidates
+    score on their own, made already."""
     own_scores = None if kept is None else kept.get(bullet.id)
     if own_scores is None:
-        own_scores = _own_scores(bullet, p, terms, request, params, weights, relative_length, named, query)
+        single = None if alone is None else alone.get(bullet.id)
+        if single is None:
+            said = None if query is None else query.names
+            single = _alone(bullet, p, terms, request, params, named, said)
+        own_scores = _Own(
+            exact_score(terms, p.terms, weights, p.cjk_counts, relative_length),
+            single,
+            None if query is None else bm25_share(query.stems, p.stems, query.stats),
+        )
         if kept is not None:
             kept[bullet.id] = own_scores
+    single = own_scores.alone
     l1 = own_l1 = own_scores.l1
-    l2 = own_l2 = own_scores.l2
-    l3 = own_scores.l3
+    l2 = own_l2 = single.l2
+    l3 = single.l3
     gain = only_share = lift = 0.0
     if context.terms and terms:  # (a query of common words only has no terms)
         own = exact_score(terms, p.terms, weights)
@@ -358,34 +433,38 @@ def score_bullet(
     if semantic is not None and context.semantic is not None and context.semantic > semantic:
         lift = context.semantic - semantic
         semantic += params.context_semantic * lift
-    in_named, decay = own_scores.in_named, own_scores.decay
-    recency, scope = own_scores.recency, own_scores.scope
+    in_named, decay, recency, scope = single.in_named, single.decay, single.recency, single.scope
+    fusion = params.fusion
     # keyword-only mode (no model) keeps SPEC's keyword blend: the learned weights were fitted with a model
     if params.ranking is None or query is None or semantic is None:
         # across script families only: Chinese and Japanese share Han characters the keyword layers match (a
         # Chinese paragraph with one kana in it is not "Japanese" to them; judged alone it lost CMRC 0.003)
-        across = params.fusion.cross_language and script(bullet.content) != script(request.query)
-        score = fuse(l1, l2, l3, semantic, decay, recency, scope, params.fusion, across_languages=across)
-    else:
-        features = learned_features(
-            bullet,
-            p,
-            (own_l1, own_l2, l3),
-            (gain / L1_MAX, only_share, lift),
-            context.stems,
-            own_semantic,
-            query,
-            named,
-            in_named,
-            bm25=own_scores.bm25,
-            names_share=own_scores.names,
+        across = fusion.cross_language and script(bullet.content) != script(request.query)
+        blended = blend(l1, l2, l3, semantic, fusion, across)[2]
+        final = final_score(blended, decay, recency, scope, fusion)
+        return Scored(
+            bullet, single.tokens, final, blended, False, (l1, l2, l3, semantic, decay, recency, scope, fusion, across)
         )
-        score = fuse_learned(
-            l1, l2, l3, semantic, relevance(features, params.ranking), decay, recency, scope, params.fusion
-        )
-        if params.trace is not None:
-            params.trace(bullet, features, score.decay_effect * recency * scope)
-    return Hit(bullet=bullet, score=score, tokens=own_scores.tokens)
+    features = learned_features(
+        bullet,
+        p,
+        (own_l1, own_l2, l3),
+        (gain / L1_MAX, only_share, lift),
+        context.stems,
+        own_semantic,
+        query,
+        named,
+        in_named,
+        bm25=own_scores.bm25,
+        names_share=single.names,
+    )
+    blended = relevance(features, params.ranking)
+    final = final_score(blended, decay, recency, scope, fusion)
+    if params.trace is not None:
+        params.trace(bullet, features, decay_effect(decay, fusion) * recency * scope)
+    return Scored(
+        bullet, single.tokens, final, blended, True, (l1, l2, l3, semantic, blended, decay, recency, scope, fusion)
+    )
 
 
 TermsCache = MutableMapping[str, tuple[int, TermProfile]]
@@ -451,6 +530,7 @@ class _Scoring:
         self.query = query
         self.sims: dict[str, float] = {}
         self.kept: dict[str, _Own] = {}  # each candidate's scores without its context, for the second pass
+        self.alone: dict[str, _Alone] = {}  # what some candidates score on their own, made before the vector
 
     def _similarities(self, ids: Sequence[str], notes: list[str]) -> None:
         wanted = [i for i in dict.fromkeys(ids) if i not in self.sims]
@@ -469,7 +549,7 @@ class _Scoring:
         profiles: Mapping[str, TermProfile],
         cache: TermsCache | None,
         notes: list[str],
-    ) -> list[Hit]:
+    ) -> list[Scored]:
         neighbours = {b.id: b for bs in near.values() for b in bs}
         self._similarities([*(b.id for b in bullets), *neighbours], notes)
         near_profiles = {i: profiles[i] if i in profiles else _profile(b, cache) for i, b in neighbours.items()}
@@ -491,7 +571,7 @@ class _Scoring:
             )
             p = profiles[b.id]
             hits.append(
-                score_bullet(
+                _score(
                     b,
                     self.terms,
                     # a bullet stored while the model was away has no vector yet: similarity 0
@@ -505,6 +585,7 @@ class _Scoring:
                     self.named,
                     self.query,
                     self.kept,
+                    self.alone,
                 )
             )
         return hits
@@ -530,12 +611,15 @@ def recall(
         return RecallResult(request.query, str(request.scope), mode, (), 0, 0, 0, (*notes, note))
     scopes = request.scope.visible()
     keyword, gather_notes = _keyword(source, terms, scopes, params.candidate_limit)
+    if callable(query_vector):
+        _prepare(source, scopes)
     # While the query's vector may still be being made on another thread: what needs only the query and the
     # keyword candidates (their term profiles; the learned ranking's scope statistics and scope features).
     named = named_spans(request.query, request.now)
     early = {b.id: _profile(b, terms_cache) for b, _ in keyword}
     scoped: dict[str, tuple[float, ...]] = {}
     ranked: ScopeQuery | None = None
+    said: frozenset[str] | None = None
     if params.ranking is not None:
         stems = query_stems(request.query)
         said = names(request.query)
@@ -545,6 +629,7 @@ def recall(
             ranked = scope_query(stems, said, stats)
             for b, _ in keyword:
                 scoped_features(ranked, scoped, b, early[b.id])
+    alone = {b.id: _alone(b, early[b.id], terms, request, params, named, said) for b, _ in keyword}
     limit = params.candidate_limit
     found, vector, vector_ok = _vector_gather(source, keyword, query_vector, scopes, limit, gather_notes)
     best = max((score for _, score in keyword), default=0.0)
@@ -563,6 +648,7 @@ def recall(
     mean = sum(p.length for p in profiles.values()) / len(profiles) if profiles else 0.0
     query = None
     if params.ranking is not None:
+        assert said is not None
         if ranked is None:  # no statistics given: the candidates' own
             ranked = scope_query(stems, said, scope_stats(list(found.values()), params.context_window))
         query = QueryFeatures(
@@ -571,11 +657,12 @@ def recall(
         query.rank_best(list(found.values()), profiles)
     scoring = _Scoring(source, request, params, terms, weights, mean, named, vector if hybrid else None, query)
     scoring.sims.update(sims)
+    scoring.alone.update(alone)
     hits = scoring.score(list(found.values()), {}, profiles, terms_cache, gather_notes)
     # Rescoring with the context, of the best candidates only (reading every candidate's neighbours costs
     # more than the rest of a recall), and candidate recall before it: the neighbours of the very best, which
     # may share no word with the query (a reply next to the turn that asked), become candidates too.
-    hits.sort(key=lambda h: -h.score.final)
+    hits.sort(key=lambda h: -h.final)
     head = [h.bullet for h in hits[: params.context_rescore]]
     near = _adjacent(source, [b.id for b in head], params, gather_notes)
     added = {n.id: n for b in head[: params.context_expand] for n in near.get(b.id, ()) if n.id not in found}
@@ -587,14 +674,14 @@ def recall(
     if again:
         rescored = {h.bullet.id: h for h in scoring.score(again, near, profiles, terms_cache, gather_notes)}
         hits = [rescored.pop(h.bullet.id, h) for h in hits] + list(rescored.values())
-    hits = [h for h in hits if h.score.final > 0.0 and h.score.blended >= params.min_relevance]
-    hits.sort(key=lambda h: (-h.score.final, h.bullet.id))
+    hits = [h for h in hits if h.final > 0.0 and h.blended >= params.min_relevance]
+    hits.sort(key=lambda h: (-h.final, h.bullet.id))
     packed, omitted = pack(hits, [h.tokens for h in hits], request.max_results, request.token_budget)
     return RecallResult(
         query=request.query,
         scope=str(request.scope),
         mode="hybrid" if hybrid else "keyword-only",
-        hits=tuple(packed),
+        hits=tuple(h.hit() for h in packed),
         candidates=len(found),
         omitted_by_budget=omitted,
         tokens_used=sum(h.tokens for h in packed),

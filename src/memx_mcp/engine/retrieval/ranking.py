@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -88,7 +89,10 @@ class RankingWeights:
 
 
 def logit(features: Sequence[float], model: RankingWeights) -> float:
-    return model.intercept + sum(w * x for w, x in zip(model.weights, features, strict=True))
+    if len(features) != len(model.weights):
+        raise ValueError(f"{len(features)} features for {len(model.weights)} weights")
+    weighted: float = sum(map(operator.mul, model.weights, features))
+    return model.intercept + weighted
 
 
 def relevance(features: Sequence[float], model: RankingWeights) -> float:
