@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -272,8 +273,11 @@ class RoutedStore:
         return self._both(lambda s: s.keyword_search(terms, scopes, limit))
 
     def prepare_vector_search(self, scopes: Sequence[str]) -> None:
+        """``LanceStore.prepare_vector_search`` of each store; one that cannot (a team store away) is left to
+        its search, which says why."""
         for store in self._stores():
-            store.prepare_vector_search(scopes)
+            with contextlib.suppress(Exception):
+                store.prepare_vector_search(scopes)
 
     def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[Bullet]]:
         """Each bullet's neighbours in time, from the store that holds it (the Generator's context)."""
