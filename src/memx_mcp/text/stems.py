@@ -31,11 +31,16 @@ def _stem(word: str) -> str:
     return str(_STEMMER.stem_word(word))
 
 
+@lru_cache(maxsize=65_536)
+def _counted(word: str) -> str:
+    """The stem a lower-cased word counts as; "" for a stop word, a word of one character or one not in
+    Latin script."""
+    return _stem(word) if word not in STOP_LIST and _LATIN.match(word) and len(word) > 1 else ""
+
+
 def stem_counts(text: str) -> Counter[str]:
     """How often each stem of ``text`` occurs, stop words left out (``Counter`` of stems)."""
-    return Counter(
-        _stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_LIST and _LATIN.match(w) and len(w) > 1
-    )
+    return Counter(s for s in map(_counted, _WORD.findall(text.lower())) if s)
 
 
 def query_stems(text: str) -> tuple[str, ...]:

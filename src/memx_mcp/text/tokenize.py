@@ -8,6 +8,7 @@ Chinese or Japanese substring of two or more characters then matches exactly."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af"
 _CHUNK = re.compile(rf"[{_CJK_CHARS}]+|[^\s{_CJK_CHARS}]+")
@@ -87,11 +88,23 @@ def _cjk_terms(run: str) -> list[str]:
     return [*run, *(run[i : i + 2] for i in range(len(run) - 1))]
 
 
+_CACHED_CHUNK = 48  # longer chunks (a Chinese paragraph is one) are split each time, not kept
+
+
+@lru_cache(maxsize=32_768)
+def _chunk_terms(chunk: str) -> tuple[str, ...]:
+    return tuple(_cjk_terms(chunk) if _CJK_RUN.match(chunk) else _latin_terms(chunk))
+
+
 def tokens(text: str) -> list[str]:
-    """Every term of ``text`` in order, with repeats: what the full-text index stores."""
+    """Every term of ``text`` in order, with repeats: what the full-text index stores. A chunk's terms are
+    a function of the chunk alone, and most chunks (words) recur from bullet to bullet: they are kept."""
     out: list[str] = []
     for chunk in _CHUNK.findall(text):
-        out.extend(_cjk_terms(chunk) if _CJK_RUN.match(chunk) else _latin_terms(chunk))
+        if len(chunk) <= _CACHED_CHUNK:
+            out.extend(_chunk_terms(chunk))
+        else:
+            out.extend(_cjk_terms(chunk) if _CJK_RUN.match(chunk) else _latin_terms(chunk))
     return out
 
 

@@ -14,6 +14,7 @@ from ..domain.inputs import MAX_QUERY_CHARS, MAX_RESULTS_CAP, TOKEN_BUDGET_CAP, 
 from ..domain.models import RecallResult
 from ..engine.retrieval import RecallRequest
 from ..engine.retrieval import recall as generate
+from ..engine.retrieval.generator import TERMS_CACHE_LIMIT, term_profiles
 from ..engine.retrieval.ranking import ScopeStats, scope_stats
 from ..text.language import mostly_cjk
 from .deps import Deps
@@ -50,12 +51,10 @@ def _recall(
 ) -> RecallResult:
     settings = deps.settings
     notes: list[str] = []
-    limit = clamp("max_results", max_results, settings.max_results, MAX_RESULTS_CAP, notes)
-    budget = clamp("token_budget", token_budget, settings.token_budget, TOKEN_BUDGET_CAP, notes)
-    request = RecallRequest(text, deps.workspace.resolve(scope), limit, budget, deps.clock())
     vector: Callable[[], Sequence[float] | None] | None = None
+    cjk_note = ""
     if settings.semantic_cjk or not mostly_cjk(text) or spec(settings.model_name).multilingual:
-        # made while the full-text query runs
+        # made on its own thread, first: the scope, the full-text query and what needs no vector go meanwhile
         pending = deps.embedding_pool().submit(deps.embed_texts, [text], "query")
 
         def vector() -> Sequence[float] | None:
@@ -65,7 +64,18 @@ def _recall(
             return vectors[0] if vectors else None
 
     else:  # the shipped English model gives Chinese and Japanese near-random vectors: keywords carry them
-        notes.append("CJK query: keyword layers only (the embedding model is English)")
+        cjk_note = "CJK query: keyword layers only (the embedding model is English)"
+    limit = clamp("max_results", max_results, settings.max_results, MAX_RESULTS_CAP, notes)
+    budget = clamp("token_budget", token_budget, settings.token_budget, TOKEN_BUDGET_CAP, notes)
+    if cjk_note:
+        notes.append(cjk_note)
+    try:
+        resolved = deps.workspace.resolve(scope)
+    except Exception:
+        if vector is not None:
+            pending.cancel()  # (not wanted after all: unless the model already took it)
+        raise
+    request = RecallRequest(text, resolved, limit, budget, deps.clock())
     scopes = request.scope.visible()
     result = generate(
         deps.store, request, vector, deps.retrieval, notes, deps.terms, lambda: visible_stats(deps, scopes)
@@ -96,7 +106,13 @@ def visible_stats(deps: Deps, scopes: Sequence[str]) -> ScopeStats:
     hit = kept.get(key)
     if seen and hit is not None and hit[0] == seen:
         return hit[1]
-    stats = scope_stats(deps.store.active_in(scopes), deps.retrieval.context_window)
+    bullets = deps.store.active_in(scopes)
+    made = None
+    if deps.terms is not None and len(bullets) <= TERMS_CACHE_LIMIT // 2:  # (more would push each other out)
+        # every visible bullet's term profile made (or found) now: its stems count here, and the candidates
+        # of the recalls until the next write find their profiles ready
+        made = {i: p.stems for i, p in term_profiles(bullets, deps.terms).items()}
+    stats = scope_stats(bullets, deps.retrieval.context_window, made)
     if seen:
         if len(kept) >= 16:  # a few scopes at a time are asked; the oldest goes
             kept.pop(next(iter(kept)))

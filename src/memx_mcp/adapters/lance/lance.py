@@ -397,6 +397,12 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
         known = self._vectors.bullets(sorted({j for js in near.values() for j in js}))
         return {i: [known[j] for j in js if j in known] for i, js in near.items()}
 
+    def prepare_vector_search(self, scopes: Sequence[str]) -> None:
+        """For recall, while its query is being embedded: the rows of ``scopes`` gathered for the vector
+        search that follows in this thread (``VectorIndex.prepare``; unused after ``one_read``)."""
+        self._current_copy()
+        self._vectors.prepare(scopes)
+
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]:
         """Active bullets of ``scopes`` without their vectors: from the in-memory copy, plus any stored
         while the model was away (not in the copy)."""
@@ -432,6 +438,7 @@ class LanceStore(ReflectionLog, ReviewNotes, ConflictTable):
             yield
         finally:
             pin.update(on=False, checked=False, generation=None)
+            self._vectors.unprepare()
 
     def generation(self) -> str:
         """``ports.Generational``: the change counter every write here or in another process moves ("" while

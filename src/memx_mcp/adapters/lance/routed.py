@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -270,6 +271,13 @@ class RoutedStore:
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]:
         return self._both(lambda s: s.keyword_search(terms, scopes, limit))
+
+    def prepare_vector_search(self, scopes: Sequence[str]) -> None:
+        """``LanceStore.prepare_vector_search`` of each store; one that cannot (a team store away) is left to
+        its search, which says why."""
+        for store in self._stores():
+            with contextlib.suppress(Exception):
+                store.prepare_vector_search(scopes)
 
     def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[Bullet]]:
         """Each bullet's neighbours in time, from the store that holds it (the Generator's context)."""

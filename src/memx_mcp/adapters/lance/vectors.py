@@ -18,6 +18,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,10 @@ _SKIP = ("terms", "vector")
 _LOG_BYTES = 256 * 1024  # the change log's size before it is halved
 _CATCH_UP_LIMIT = 2_000  # more changed bullets than this: reloading the whole copy is as quick
 _BLOCK = 4096  # rows a scan widens to float32 at a time (6 MB at 384 dimensions)
-_MADE_LIMIT = 4096  # Bullets kept made from the copy's rows (~1.5 KB each without their vectors)
+# Bullets kept made from the copy's rows (~0.85 KB each without their vectors: 14 MB when full): a store of
+# 10k bullets whole, so that the learned ranking's pass over the visible scopes (``in_scopes``) leaves every
+# candidate of the recalls after it made
+_MADE_LIMIT = 16_384
 
 
 def _empty_rows(schema: pa.Schema) -> pa.Table:
@@ -53,21 +57,60 @@ def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.rint(unit / scales[:, None]).astype(np.int8), scales
 
 
-def scan(codes: np.ndarray, scales: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``query`` (float32) against every coded row: a block of rows at a time widened into one buffer."""
+def scan(codes: np.ndarray, scales: np.ndarray, query: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+    """``query`` (float32) against every coded row: a block of rows at a time widened into one buffer.
+    ``first``: the first block widened already (``widen``): the same numbers, so the same products."""
     sims = np.empty(len(codes), np.float32)
-    buffer = np.empty((min(_BLOCK, len(codes)), codes.shape[1]), np.float32)
+    buffer = None
     for start in range(0, len(codes), _BLOCK):
-        block = buffer[: min(_BLOCK, len(codes) - start)]
-        block[...] = codes[start : start + len(block)]
-        np.matmul(block, query, out=sims[start : start + len(block)])
+        size = min(_BLOCK, len(codes) - start)
+        if start == 0 and first is not None and len(first) == size:
+            block = first
+        else:
+            if buffer is None:
+                buffer = np.empty((min(_BLOCK, len(codes)), codes.shape[1]), np.float32)
+            block = buffer[:size]
+            block[...] = codes[start : start + size]
+        np.matmul(block, query, out=sims[start : start + size])
     sims *= scales[: len(codes)]
     return sims
+
+
+def widen(codes: np.ndarray) -> np.ndarray:
+    """The first block ``scan`` would widen, as float32."""
+    return codes[:_BLOCK].astype(np.float32)
 
 
 def unit(vector: Sequence[float]) -> np.ndarray:
     q = np.asarray(vector, dtype=np.float32)
     return q / (np.linalg.norm(q) or 1.0)
+
+
+class Gathered:
+    """The rows of some scopes, ready to be scanned (``gather``): made before the query's vector is known,
+    while it is being made."""
+
+    def __init__(self, rows: np.ndarray | None, matrix: np.ndarray, scales: np.ndarray) -> None:
+        self.rows, self.matrix, self.scales = rows, matrix, scales  # rows None: every row
+        self.first = widen(matrix)
+
+
+def gather(matrix: np.ndarray, scales: np.ndarray, scope_codes: np.ndarray, codes: Sequence[int]) -> Gathered | None:
+    """The rows whose scope code is one of ``codes``, in their order (None: there are none)."""
+    n = len(matrix)
+    if not n or not codes:
+        return None
+    visible = scope_codes == codes[0] if len(codes) == 1 else np.isin(scope_codes, codes)  # one scope: a compare
+    count = int(visible.sum())
+    if count == 0:
+        return None
+    # Only the rows of the scopes are scanned (a project's share of the store, not all of it). They keep
+    # their order, so a staged view holding the copy's rows and more after them scans each of the copy's
+    # rows at the same place in the same block: the same similarity to the last bit.
+    if count == n:
+        return Gathered(None, matrix, scales)
+    rows = np.flatnonzero(visible)
+    return Gathered(rows, matrix[rows], scales[rows])
 
 
 def nearest(
@@ -78,27 +121,40 @@ def nearest(
     codes: Sequence[int],
     vector: Sequence[float],
     limit: int,
+    gathered: Gathered | None = None,
 ) -> list[tuple[str, float]]:
     """The ``limit`` rows most similar to ``vector`` among those whose scope code is one of ``codes``.
     The copy and a batch's staged view both search through here: the same rows in the same order give the
-    same similarities to the last bit, so a batch curates exactly as one write at a time would."""
-    n = len(matrix)
-    if not n or not codes:
+    same similarities to the last bit, so a batch curates exactly as one write at a time would.
+    ``gathered``: ``gather`` of the same arrays and codes, made already."""
+    g = gathered or gather(matrix, scales, scope_codes, codes)
+    if g is None:
         return []
-    visible = scope_codes == codes[0] if len(codes) == 1 else np.isin(scope_codes, codes)  # one scope: a compare
-    count = int(visible.sum())
-    if count == 0:
-        return []
-    # Only the rows of the scopes are scanned (a project's share of the store, not all of it). They keep
-    # their order, so a staged view holding the copy's rows and more after them scans each of the copy's
-    # rows at the same place in the same block: the same similarity to the last bit.
-    rows = np.flatnonzero(visible) if count < n else None
-    sims = scan(matrix, scales, unit(vector)) if rows is None else scan(matrix[rows], scales[rows], unit(vector))
+    rows = g.rows
+    sims = scan(g.matrix, g.scales, unit(vector), g.first)
+    count = len(sims)
     k = min(limit, count)
     top = np.argpartition(-sims, k - 1)[:k]
     top = top[np.argsort(-sims[top])]
     found = top if rows is None else rows[top]
     return [(ids[i], float(sims[t])) for i, t in zip(found.tolist(), top.tolist(), strict=True)]
+
+
+@dataclass(frozen=True)
+class _State:
+    """Which copy a search reads: its scopes, its rows and the arrays themselves (a change to the copy puts
+    new arrays in place; none is written into)."""
+
+    scopes: tuple[str, ...]
+    rows: int
+    arrays: tuple[np.ndarray, ...]
+
+    def same(self, other: _State) -> bool:
+        return (
+            self.scopes == other.scopes
+            and self.rows == other.rows
+            and all(a is b for a, b in zip(self.arrays, other.arrays, strict=True))
+        )
 
 
 class VectorIndex:
@@ -123,6 +179,7 @@ class VectorIndex:
         self._order_codes = np.zeros(0, np.int32)
         self._lexical = LexicalIndex()
         self._made: dict[str, Bullet] = {}  # rows already turned into Bullets, until they change
+        self._prepared = threading.local()  # ``prepare``'s gathered rows, for this thread's next search
 
     def _read(self) -> str:
         try:
@@ -341,13 +398,35 @@ class VectorIndex:
         field = table.schema.field("vector")
         return int(field.type.list_size)
 
-    def search(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
-        """The ``limit`` most similar active bullets of ``scopes`` with their cosine similarity."""
+    def _arrays(self, scopes: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[int], _State]:
         ids, matrix, scales, scope_codes = self._ids, self._matrix, self._scales, self._scope_codes
         # A writer in another thread may be appending: use the rows that every array already holds.
         n = min(len(ids), len(matrix), len(scales), len(scope_codes))
         codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
-        return nearest(ids, matrix[:n], scales[:n], scope_codes[:n], codes, vector, limit)
+        state = _State(tuple(scopes), n, (matrix, scales, scope_codes))
+        return ids, matrix[:n], scales[:n], scope_codes[:n], codes, state
+
+    def prepare(self, scopes: Sequence[str]) -> None:
+        """Gather and widen the rows of ``scopes`` now, for this thread's next ``search`` of the same scopes
+        while the copy is unchanged (a recall calls this while its query is being embedded)."""
+        _, matrix, scales, scope_codes, codes, state = self._arrays(scopes)
+        self._prepared.made = (state, gather(matrix, scales, scope_codes, codes))
+
+    def unprepare(self) -> None:
+        """Let go of what ``prepare`` made in this thread and no search used."""
+        self._prepared.made = None
+
+    def search(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` most similar active bullets of ``scopes`` with their cosine similarity."""
+        ids, matrix, scales, scope_codes, codes, state = self._arrays(scopes)
+        made = getattr(self._prepared, "made", None)
+        self._prepared.made = None
+        gathered = None
+        if made is not None and made[0].same(state):  # prepared for these scopes in this very copy
+            gathered = made[1]
+            if gathered is None:
+                return []
+        return nearest(ids, matrix, scales, scope_codes, codes, vector, limit, gathered)
 
     def lexical_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best active bullets of ``scopes`` by BM25 of ``terms`` with store-level statistics
@@ -402,11 +481,16 @@ class VectorIndex:
 
     def in_scopes(self, scopes: Sequence[str]) -> list[Bullet]:
         """Every bullet of the copy in ``scopes`` (without vectors)."""
-        codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
-        if self._rows is None or not codes:
-            return []
-        positions = np.flatnonzero(np.isin(self._scope_codes, codes))
-        return table_to_bullets(self._rows.take(pa.array(positions)))
+        with self._mutating:  # the rows, their scopes and ids of one state
+            codes = [self._scope_index[sc] for sc in scopes if sc in self._scope_index]
+            if self._rows is None or not codes:
+                return []
+            positions = np.flatnonzero(np.isin(self._scope_codes, codes))
+            if len(positions) > _MADE_LIMIT // 2:  # too many to keep: made and let go
+                return table_to_bullets(self._rows.take(pa.array(positions)))
+            ids = [self._ids[p] for p in positions.tolist()]
+            made = self.bullets(ids)  # the ones already made, the others made and kept
+            return [made[i] for i in ids]
 
     def adjacent(self, ids: Sequence[str], window: float) -> dict[str, list[str]]:
         """For each of ``ids`` held in the copy, the bullets written just before and just after it in its

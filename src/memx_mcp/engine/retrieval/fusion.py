@@ -62,6 +62,24 @@ def recency_multiplier(created_at: datetime, now: datetime, params: FusionParams
     return params.recency_boost if age <= params.recency_days else 1.0
 
 
+def blend(
+    l1: float, l2: float, l3: float, semantic: float | None, params: FusionParams, across_languages: bool = False
+) -> tuple[float, float, float]:
+    """``fuse``'s ``NormKeyword``, its semantic score (clamped to [0, 1]) and ``Blended``."""
+    keyword = (l1 + l2 + l3) / KEYWORD_SCALE
+    if semantic is None:
+        return keyword, 0.0, keyword
+    semantic_value = min(1.0, max(0.0, semantic))
+    if across_languages and params.cross_language:
+        return keyword, semantic_value, semantic_value
+    return keyword, semantic_value, keyword * params.keyword_weight + semantic_value * params.semantic_weight
+
+
+def final_score(blended: float, decay: float, recency: float, scope: float, params: FusionParams) -> float:
+    """``Final`` of ``fuse`` and ``fuse_learned`` (``blended``: the learned relevance there)."""
+    return blended * decay_effect(decay, params) * recency * scope
+
+
 def fuse(
     l1: float,
     l2: float,
@@ -78,16 +96,7 @@ def fuse(
     in the ranking (``decay_effect``; the weight itself with ``SPEC_FUSION``). Without a semantic score
     (keyword-only mode) the weights become 1.0 / 0.0; for a candidate ``across_languages`` from the query
     (``params.cross_language`` on) they become 0.0 / 1.0."""
-    keyword = (l1 + l2 + l3) / KEYWORD_SCALE
-    if semantic is None:
-        blended = keyword
-        semantic_value = 0.0
-    else:
-        semantic_value = min(1.0, max(0.0, semantic))
-        if across_languages and params.cross_language:
-            blended = semantic_value
-        else:
-            blended = keyword * params.keyword_weight + semantic_value * params.semantic_weight
+    keyword, semantic_value, blended = blend(l1, l2, l3, semantic, params, across_languages)
     effect = decay_effect(decay, params)
     final = blended * effect * recency * scope
     return ScoreBreakdown(

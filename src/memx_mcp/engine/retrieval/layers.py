@@ -46,7 +46,7 @@ def exact_score(
     if weights is None:
         return L1_MAX * sum(1 for term in query if term in bullet_terms) / len(query)
     total = sum(weights[t] for t in query)
-    if counts is None:
+    if counts is None or not counts:  # (no Chinese or Japanese term counted: each found term by its weight)
         found = sum(weights[t] for t in query if t in bullet_terms)
     else:
         norm = BM25_K1 * (1 - BM25_B + BM25_B * relative_length)

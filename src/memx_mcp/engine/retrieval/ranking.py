@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ...domain.models import Bullet
@@ -87,7 +89,10 @@ class RankingWeights:
 
 
 def logit(features: Sequence[float], model: RankingWeights) -> float:
-    return model.intercept + sum(w * x for w, x in zip(model.weights, features, strict=True))
+    if len(features) != len(model.weights):
+        raise ValueError(f"{len(features)} features for {len(model.weights)} weights")
+    weighted: float = sum(map(operator.mul, model.weights, features))
+    return model.intercept + weighted
 
 
 def relevance(features: Sequence[float], model: RankingWeights) -> float:
@@ -105,6 +110,11 @@ class Bm25Stats:
 
     idf: Mapping[str, float]
     mean_length: float
+
+    @cached_property
+    def most(self) -> float:
+        """The most a document could score, ``Σ idf × (K1 + 1)``."""
+        return sum(self.idf.values()) * (K1 + 1.0)
 
 
 K1 = 1.2
@@ -130,7 +140,7 @@ def bm25_share(
 ) -> float:
     """BM25 of the bullet (with its neighbours' stems as a second field at ``CONTEXT_FIELD``) as a share of
     the most a document could score, ``Σ idf × (K1 + 1)``: in [0, 1)."""
-    total = sum(stats.idf.values()) * (K1 + 1.0)
+    total = stats.most
     if not total:
         return 0.0
     length = sum(own.values()) + (CONTEXT_FIELD * sum(context.values()) if context else 0.0)
@@ -176,10 +186,14 @@ def lead_label(text: str) -> str:
     return m.group(1).strip().lower()
 
 
-def scope_stats(bullets: Sequence[Bullet], window: float) -> ScopeStats:
+def scope_stats(
+    bullets: Sequence[Bullet], window: float, made: Mapping[str, Mapping[str, int]] | None = None
+) -> ScopeStats:
     """The statistics of ``bullets`` (a recall's visible scopes); neighbours are the bullets just before and
-    after in the same scope, at most ``window`` seconds apart and not of the same instant (a batch)."""
-    stems = {b.id: stem_counts(b.content) for b in bullets}
+    after in the same scope, at most ``window`` seconds apart and not of the same instant (a batch).
+    ``made``: the stems (``stem_counts``) of some bullets' texts already, by id."""
+    made = made or {}
+    stems = {b.id: made[b.id] if b.id in made else stem_counts(b.content) for b in bullets}
     df: Counter[str] = Counter()
     for counts in stems.values():
         df.update(counts.keys())
@@ -202,31 +216,72 @@ def _bm25(query: Sequence[str], idf: Mapping[str, float], counts: Mapping[str, f
 _NONE: Mapping[str, int] = {}
 
 
+@dataclass(frozen=True)
+class ScopeQuery:
+    """What ``scope_features`` needs of one query, made once per recall (``scope_query``) rather than once
+    per candidate: each stem's IDF over the scope, their sum, and the names it carries that lead some
+    bullet of the scope."""
+
+    stems: tuple[str, ...]
+    said: frozenset[str]
+    stats: ScopeStats
+    idf: Mapping[str, float]
+    idf_total: float
+    most: float  # the most a document could score: Σ idf × (K1 + 1)
+    labelled: tuple[str, ...]  # names the query carries that are leading labels of the scope
+
+
+def scope_query(query: Sequence[str], said: frozenset[str], stats: ScopeStats) -> ScopeQuery:
+    idf = {s: stats.idf(s) for s in query}
+    total = sum(idf.values())
+    labelled = tuple(n for n in said if n in stats.labels)
+    return ScopeQuery(tuple(query), said, stats, idf, total, total * (K1 + 1.0), labelled)
+
+
 def scope_features(
     query: Sequence[str], said: frozenset[str], bullet: str, own: Mapping[str, int], label: str, stats: ScopeStats
 ) -> tuple[float, ...]:
     """The features ``scope_bm25`` .. ``speaker_other`` of ``FEATURES`` for the bullet ``bullet`` with
     stems ``own`` and leading label ``label``; ``query`` the query's stems, ``said`` the names it carries."""
-    idf = {s: stats.idf(s) for s in query}
-    most = sum(idf.values()) * (K1 + 1.0)
-    speaker = 1.0 if label and label in said else 0.0
-    other = 1.0 if not speaker and any(n in stats.labels and n != label for n in said) else 0.0
-    if not most:
+    return query_scope_features(scope_query(query, said, stats), bullet, own, label)
+
+
+def query_scope_features(q: ScopeQuery, bullet: str, own: Mapping[str, int], label: str) -> tuple[float, ...]:
+    """``scope_features`` with the query's part made already (``scope_query``). Each BM25 is the formula of
+    ``_bm25`` over the query's stems only: a field with none of them scores 0 without its length being
+    summed, and the neighbours' merged field is counted for the query's stems alone (its length is the
+    fields' lengths weighted the same way: multiples of one half, summed exactly in any order)."""
+    speaker = 1.0 if label and label in q.said else 0.0
+    other = 1.0 if not speaker and any(n != label for n in q.labelled) else 0.0
+    if not q.most:
         return (0.0,) * 6 + (speaker, other)
+    stats, query, idf, most = q.stats, q.stems, q.idf, q.most
     before = stats.stems.get(stats.before.get(bullet, ""), _NONE)
     after = stats.stems.get(stats.after.get(bullet, ""), _NONE)
-    merged: Counter[str] = Counter(own)
-    for near in (before, after):
-        for s, c in near.items():
-            merged[s] += CONTEXT_FIELD * c  # type: ignore[assignment]
-    idf_total = sum(idf.values())
+    mean = stats.mean_length
+    in_own = [s for s in query if s in own]
+    in_before = [s for s in query if s in before] if before else []
+    in_after = [s for s in query if s in after] if after else []
+    own_bm25 = _bm25(query, idf, own, mean) / most if in_own else 0.0
+    before_bm25 = _bm25(query, idf, before, mean) / most if in_before else 0.0
+    after_bm25 = _bm25(query, idf, after, mean) / most if in_after else 0.0
+    merged_bm25 = 0.0
+    if in_own or in_before or in_after:
+        length = sum(own.values()) + CONTEXT_FIELD * sum(before.values()) + CONTEXT_FIELD * sum(after.values())
+        norm = K1 * (1.0 - B + B * length / ((mean * (1.0 + 2 * CONTEXT_FIELD)) or 1.0))
+        score = 0.0
+        for s in query:
+            tf = own.get(s, 0) + CONTEXT_FIELD * before.get(s, 0) + CONTEXT_FIELD * after.get(s, 0)
+            if tf:
+                score += idf[s] * tf * (K1 + 1.0) / (tf + norm)
+        merged_bm25 = score / most
     return (
-        _bm25(query, idf, own, stats.mean_length) / most,
-        _bm25(query, idf, before, stats.mean_length) / most,
-        _bm25(query, idf, after, stats.mean_length) / most,
-        _bm25(query, idf, merged, stats.mean_length * (1.0 + 2 * CONTEXT_FIELD)) / most,
-        sum(idf[s] for s in query if s in own) / idf_total,
-        sum(idf[s] for s in query if s in own or s in before or s in after) / idf_total,
+        own_bm25,
+        before_bm25,
+        after_bm25,
+        merged_bm25,
+        sum(idf[s] for s in query if s in own) / q.idf_total,
+        sum(idf[s] for s in query if s in own or s in before or s in after) / q.idf_total,
         speaker,
         other,
     )
