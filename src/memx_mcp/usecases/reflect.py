@@ -295,11 +295,43 @@ def keep(deps: Deps, report: ReflectReport, transcript: Transcript, key: str, ta
         deps.store.mark_reflected(key, steps)
 
     outcomes = write(deps, ready, then=then)
+    released = release_verified(deps, transcript, key, target)
+    if released:
+        report.notes.append(
+            f"{len(released)} bullet(s) that waited for review only because their session never ran their advice: "
+            "this session ran it, so they are active now"
+        )
     if held:
         report.notes.append(f"{len(held)} learned bullet(s) wait for your review: run `memx review`")
     if again:
         report.notes.append(f"{again} held bullet(s) already waiting for review with the same words: not added twice")
     return [o for o in outcomes if o]
+
+
+def release_verified(deps: Deps, transcript: Transcript, key: str, target: Scope) -> list[str]:
+    """The bullets of ``target`` that wait for review only because the session they came from never ran what
+    they advise (``UNBACKED``), which ``transcript`` (another session) ran successfully by the assistant's own
+    choice with nothing else to hold them: approved through the Curator, as the user's key would. Their ids."""
+    from ..engine.reflector.pipeline import verified_by
+    from ..engine.reflector.quarantine import UNBACKED
+    from .review import approve
+
+    waiting = deps.store.all_bullets(Where(status=Status.PENDING, scopes=(str(target),)))
+    notes = deps.store.review_notes([b.id for b in waiting])
+    only_unrun = [
+        b
+        for b in waiting
+        if b.origin.split()[:1] != [key]  # its own session cannot verify it
+        and notes.get(b.id) is not None
+        and notes[b.id].reasons
+        and all(r.startswith(UNBACKED) for r in notes[b.id].reasons)
+    ]
+    verified = [
+        b for b, ok in zip(only_unrun, verified_by(transcript, [b.content for b in only_unrun]), strict=True) if ok
+    ]
+    for b in verified:
+        approve(deps, b.id)
+    return [b.id for b in verified]
 
 
 def _waits_as(bullet: Bullet) -> tuple[str, str]:

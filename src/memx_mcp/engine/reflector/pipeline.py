@@ -34,6 +34,18 @@ def _stamped(bullets: list[Distilled], t: Transcript) -> list[Distilled]:
     return out
 
 
+def verified_by(t: Transcript, texts: Sequence[str]) -> list[bool]:
+    """For each lesson in ``texts``, whether session ``t`` would keep it without review: what it advises ran
+    there successfully by the assistant's own choice (or the user typed it), and nothing else holds it (no
+    content's advice, no risk). A bullet held only because its own session never ran its advice is released
+    by such a session (``usecases.reflect``)."""
+    if not texts:
+        return []
+    words = session_words(t.steps)
+    backed = backing(t.steps, written=words.action)
+    return [held(text, provenance(text, words), backed) == () for text in texts]
+
+
 class Reflector:
     def __init__(
         self,

@@ -273,6 +273,9 @@ def risks(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*found, *shapes(text)]))
 
 
+UNBACKED = "advice not backed by the session"  # the one reason a later session that runs the advice can lift
+
+
 def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[str, ...]:
     """Why a lesson must wait for review (empty: it need not): its risks, advice taken from content, and
     (given what happened in its session, ``backed``) advice that nothing the assistant ran or the user typed
@@ -282,7 +285,7 @@ def held(text: str, origin: Provenance, backed: Backing | None = None) -> tuple[
         missing = unbacked(text, backed)
         if missing:
             shown = ", ".join(f"`{m[:80]}`" for m in missing[:2])
-            reasons.append(f"advice not backed by the session: {shown} never ran successfully nor typed by the user")
+            reasons.append(f"{UNBACKED}: {shown} never ran successfully nor typed by the user")
     if origin.content_actions:
         shown = ", ".join(f"`{a[:80]}`" for a in origin.content_actions[:2])
         reasons.append(f"advice from content: {shown} only appears in what a tool returned")
