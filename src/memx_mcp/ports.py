@@ -126,7 +126,18 @@ EVERY = Where()
 ACTIVE = Where(status=Status.ACTIVE)
 
 
-class Store(WriteTarget, Protocol):
+class Generational(Protocol):
+    """A store that can say when its bullets changed (issue 33, seventh round: ``LanceStore`` answers with the
+    counter of its copy, ``VectorIndex.generation()``). The use cases keep values computed from the bullets
+    (the learned ranking's ``ScopeStats``) until it moves; a store that answers "" gets them recomputed."""
+
+    def generation(self) -> str:
+        """A value that changes whenever a bullet is added, changed or removed, here or by another process
+        ("" when unknown: nothing can be kept by it)."""
+        ...
+
+
+class Store(WriteTarget, Generational, Protocol):
     """What the use cases ask of the store (``adapters/lance``): bullets, conflicts, reflected transcripts,
     the write lock that serialises every writer of the folder, and the in-memory copy's searches."""
 
@@ -161,6 +172,8 @@ class Store(WriteTarget, Protocol):
     def active_in(self, scopes: Sequence[str]) -> list[Bullet]: ...
 
     def vector_candidates(self, vector: Sequence[float], scopes: Sequence[str], limit: int) -> list[Bullet]: ...
+
+    def prepare_vector_search(self, scopes: Sequence[str]) -> None: ...
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[Bullet, float]]: ...
 
@@ -199,17 +212,6 @@ class Store(WriteTarget, Protocol):
     def verify(self) -> str: ...
 
     def size_bytes(self) -> int: ...
-
-
-class Generational(Protocol):
-    """A store that can say when its bullets changed (issue 33, seventh round: ``LanceStore`` answers with the
-    counter of its copy, ``VectorIndex.generation()``). The use cases keep values computed from the bullets
-    (the learned ranking's ``ScopeStats``) until it moves; a store that answers "" gets them recomputed."""
-
-    def generation(self) -> str:
-        """A value that changes whenever a bullet is added, changed or removed, here or by another process
-        ("" when unknown: nothing can be kept by it)."""
-        ...
 
 
 class StagedBatch(WriteTarget, Protocol):

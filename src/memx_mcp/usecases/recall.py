@@ -100,7 +100,7 @@ STATS = "scope-stats"  # deps.caches key: visible scopes -> (the store's generat
 def visible_stats(deps: Deps, scopes: Sequence[str]) -> ScopeStats:
     """The learned ranking's BM25 statistics over the active bullets of ``scopes``, kept until the store's
     generation moves (``ports.Generational``)."""
-    seen = _generation(deps.store)
+    seen = deps.store.generation()
     kept: dict[tuple[str, ...], tuple[str, ScopeStats]] = deps.caches.setdefault(STATS, {})
     key = tuple(scopes)
     hit = kept.get(key)
@@ -118,20 +118,6 @@ def visible_stats(deps: Deps, scopes: Sequence[str]) -> ScopeStats:
             kept.pop(next(iter(kept)))
         kept[key] = (seen, stats)
     return stats
-
-
-def _generation(store: object) -> str:
-    """The store's generation (``ports.Generational``; "" when it cannot say: nothing is kept by it). A store
-    without the method: how many rows each scope and each status holds, which moves with every addition,
-    deletion, archiving and restoring but not with an edit in place (an edited bullet's own stems are read
-    fresh from it; only its share of the document frequencies waits)."""
-    generation = getattr(store, "generation", None)
-    if callable(generation):
-        return str(generation())
-    counts = getattr(store, "column_counts", None)
-    if not callable(counts):
-        return ""
-    return repr((sorted(counts("scope").items()), sorted(counts("status").items())))
 
 
 def reinforce_now(deps: Deps, counts: Mapping[str, int], now: datetime) -> None:

@@ -70,6 +70,11 @@ class CandidateSource(Protocol):
         """Cosine similarity of ``vector`` to each of ``ids`` that has a vector (the others: absent)."""
         ...
 
+    def prepare_vector_search(self, scopes: Sequence[str]) -> None:
+        """Gather now, while the query is embedded, the rows the next ``vector_candidates`` of this thread
+        will scan (a head start only: the search gathers them itself otherwise)."""
+        ...
+
 
 @dataclass(frozen=True)
 class RecallRequest:
@@ -120,12 +125,9 @@ def _keyword(
 
 
 def _prepare(source: CandidateSource, scopes: Sequence[str]) -> None:
-    """A store that can gather the rows its vector search will scan does it now (the vector is being made)."""
-    prepare = getattr(source, "prepare_vector_search", None)
-    if prepare is None:
-        return
+    """The store gathers the rows its vector search will scan now, while the vector is being made."""
     try:
-        prepare(scopes)
+        source.prepare_vector_search(scopes)
     except Exception as exc:  # only a head start: the search does it again
         log.warning("preparing the vector search failed: %s", exc)
 
