@@ -263,9 +263,15 @@ def test_the_mcp_inspector_cli_lists_tools_and_resources_and_calls_recall(tmp_pa
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout)
 
-    tools = {t["name"] for t in inspect("--method", "tools/list")["tools"]}
+    listed = inspect("--method", "tools/list")["tools"]
+    tools = {t["name"] for t in listed}
     assert {"remember", "recall", "list_conflicts", "forget", "resolve_conflict", "reflect"} <= tools
-    assert "memx://stats" in {r["uri"] for r in inspect("--method", "resources/list")["resources"]}
+    resources = inspect("--method", "resources/list")["resources"]
+    assert "memx://stats" in {r["uri"] for r in resources}
+    # what every client shows and the model reads: one paragraph, not the source's line breaks and indentation
+    for described in (*listed, *resources):
+        text = described["description"]
+        assert text and "\n" not in text and "  " not in text and text == text.strip(), described["name"]
     stored = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
     inspect("--method", "tools/call", "--tool-name", "remember", "--tool-arg", f"text={stored}")
     found = inspect("--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=make the tests faster")

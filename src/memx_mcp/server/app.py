@@ -51,6 +51,7 @@ from ..presentation.schemas import (
     ResolveOut,
     ReviewOut,
 )
+from .described import described
 from .handle import MemoryHandle
 
 if TYPE_CHECKING:
@@ -201,7 +202,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
     server._lowlevel_server.add_notification_handler("notifications/initialized", NotificationParams, initialized)
     register(server, handle)
 
-    @server.tool(
+    @described(
+        server.tool,
         name="remember",
         title="Remember a piece of knowledge",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
@@ -221,7 +223,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
             ctx,
         )
 
-    @server.tool(
+    @described(
+        server.tool,
         name="recall",
         title="Recall relevant knowledge",
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
@@ -246,7 +249,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
             ctx,
         )
 
-    @server.tool(
+    @described(
+        server.tool,
         name="list_conflicts",
         title="List contradicting memories",
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
@@ -267,7 +271,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
             ctx,
         )
 
-    @server.tool(
+    @described(
+        server.tool,
         name="forget",
         title="Forget bullets",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
@@ -291,7 +296,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
 
         return await _run(handle, act, ctx)
 
-    @server.tool(
+    @described(
+        server.tool,
         name="resolve_conflict",
         title="Resolve a conflict",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
@@ -313,7 +319,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
 
         return await _run(handle, act, ctx)
 
-    @server.tool(
+    @described(
+        server.tool,
         name="reflect",
         title="Learn from a session transcript",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
@@ -359,7 +366,8 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
 
         return await _run(handle, act, ctx)
 
-    @server.tool(
+    @described(
+        server.tool,
         name="review",
         title="Review learned memories that wait for the user",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),

@@ -20,6 +20,7 @@ from mcp.types import INVALID_PARAMS
 from pydantic import Field
 
 from ..domain.errors import MemxError, NotFoundError
+from .described import described
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -39,7 +40,7 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
         except MemxError as exc:
             raise ResourceError(str(exc)) from exc
 
-    @server.resource("memx://stats", name="stats", title="memx statistics", mime_type=JSON)
+    @described(server.resource, "memx://stats", name="stats", title="memx statistics", mime_type=JSON)
     async def stats() -> str:
         """Counts by scope, section, type and status, the decay histogram, the model and the store size."""
         from ..presentation.schemas import StatsOut
@@ -50,7 +51,7 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
 
         return await run(read)
 
-    @server.resource("memx://bullets/{bullet_id}", name="bullet", title="One memx bullet", mime_type=JSON)
+    @described(server.resource, "memx://bullets/{bullet_id}", name="bullet", title="One memx bullet", mime_type=JSON)
     async def bullet(bullet_id: str) -> str:
         """A bullet in full: content, classification, scope, dates, recall count and decay weight."""
         from ..presentation.schemas import BulletOut
@@ -61,7 +62,7 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
 
         return await run(read)
 
-    @server.resource("memx://conflicts", name="conflicts", title="Open memx conflicts", mime_type=JSON)
+    @described(server.resource, "memx://conflicts", name="conflicts", title="Open memx conflicts", mime_type=JSON)
     async def conflicts() -> str:
         """Open contradictions in the current scope, each with evidence and a recommendation."""
         from ..presentation.schemas import ConflictsOut
@@ -70,7 +71,13 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
             lambda m: ConflictsOut.listing(m.list_conflicts(include_overlaps=True), False).model_dump_json(indent=2)
         )
 
-    @server.resource("memx://scope/current", name="current-scope", title="Bullets of the current scope", mime_type=JSON)
+    @described(
+        server.resource,
+        "memx://scope/current",
+        name="current-scope",
+        title="Bullets of the current scope",
+        mime_type=JSON,
+    )
     async def current_scope() -> str:
         """The active bullets visible in the current scope (workspace → project → global), newest first."""
         from ..presentation.schemas import BulletOut
@@ -84,7 +91,7 @@ def register(server: MCPServer[Any], handle: MemoryHandle) -> None:
 
         return await run(read)
 
-    @server.prompt(name="recap", title="Recap what memx knows about this project")
+    @described(server.prompt, name="recap", title="Recap what memx knows about this project")
     async def recap(
         topic: Annotated[str | None, Field(description="narrow the recap to a topic (optional)")] = None,
     ) -> str:
