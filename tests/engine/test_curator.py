@@ -177,6 +177,29 @@ def test_different_numbers_for_the_same_subject_are_still_evidence(a: str, b: st
     assert any(values in e for e in contradiction_evidence(a, b))
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "evidence"),
+    [
+        (
+            "The cache server is Memcached 1.6 on port 11211",
+            "The cache server is Memcached 1.6 on port 11311",
+            "different values: 11211 vs 11311 (Memcached, port)",
+        ),
+        (
+            "The staging Postgres 16 listens on port 5433",
+            "The staging Postgres 16 listens on port 5432",
+            "different values: 5433 vs 5432 (Postgres, listens, port)",
+        ),
+    ],
+)
+def test_the_evidence_pairs_the_value_that_changed_and_names_the_words_as_written(
+    a: str, b: str, evidence: str
+) -> None:
+    """A new user saw "11211 vs 1.6 (memcach, port)": the port paired with the version both sides state, and
+    the subject in stems. The counterpart is a value the other side does not share, of the same shape."""
+    assert evidence in contradiction_evidence(a, b)
+
+
 def test_numbers_of_different_subjects_are_no_evidence() -> None:
     assert contradiction_evidence("Keep 3 replicas of the web service", "The web service listens on port 8080") == ()
 

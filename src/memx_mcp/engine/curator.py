@@ -130,17 +130,26 @@ def without_output(text: str) -> str:
 @lru_cache(maxsize=_MEMO)
 def _values(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The numbers that state a value, each with the words around it (its subject)."""
-    found: list[tuple[str, frozenset[str]]] = []
+    return tuple((number, frozenset(words)) for number, words in _worded_values(text))
+
+
+@lru_cache(maxsize=_MEMO)
+def _worded_values(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
+    """``_values`` with each subject stem's word as the text says it (what evidence shows a person)."""
+    found: list[tuple[str, dict[str, str]]] = []
     # a value's subject lies in its own clause: "timeout 120 s, 30 s kills uploads" gives 30 to the uploads
     for clause in _VALUE_CLAUSE.split(_NOT_A_VALUE.sub(" ", without_output(text))):
         for m in _NUMBER.finditer(clause):
             before = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clause[max(0, m.start() - 60) : m.start()])[-4:]
             after = re.findall(r"[A-Za-z][\w-]*|[^\x00-\u2fff\s]", clause[m.end() : m.end() + 40])[:3]
-            words = {stem(w.lower()) for w in (*before, *after)}
-            words -= STOP_WORDS | _TEMPLATE_WORDS | CJK_STOP_CHARS
+            words: dict[str, str] = {}
+            for w in (*before, *after):
+                words.setdefault(stem(w.lower()), w)
+            for dropped in STOP_WORDS | _TEMPLATE_WORDS | CJK_STOP_CHARS:
+                words.pop(dropped, None)
             value = m.group(0)
             number = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value
-            found.append((number, frozenset(words)))
+            found.append((number, words))
     return tuple(found)
 
 
@@ -179,16 +188,30 @@ def _numeric_evidence(a: str, b: str) -> str:
     if _in_step(a, b):
         return ""
     vb = _values(b)
-    for x, cx in _values(a):
-        shared = [(len(cx & cy), y, cx & cy) for y, cy in vb if _same_subject(cx, cy)]
+    said_by_a = {x for x, _ in _values(a)}
+    for x, worded in _worded_values(a):
+        cx = frozenset(worded)
+        shared = [(len(cx & cy), y, cy) for y, cy in vb if _same_subject(cx, cy)]
         if not shared:
             continue
         best = max(n for n, _, _ in shared)
-        nearest = [(y, words) for n, y, words in shared if n == best]
-        if all(y != x for y, _ in nearest):
-            y, words = nearest[0]
-            return f"different values: {x} vs {y} ({', '.join(sorted(words)[:3])})"
+        nearest = [(y, cy) for n, y, cy in shared if n == best]
+        if any(y == x for y, _ in nearest):
+            continue
+        # among equally near values of ``b``, the one ``a`` does not also state, of the same shape (a version
+        # 1.6 is no counterpart of a port 11211), whose words are most nearly the same
+        y, cy = max(nearest, key=lambda c: (c[0] not in said_by_a, _shape(c[0]) == _shape(x), _jaccard(cx, c[1])))
+        words = [worded[w] for w in worded if w in cy and not re.fullmatch(r"[A-Za-z]", worded[w])][:3]
+        return f"different values: {x} vs {y} ({', '.join(words)})"
     return ""
+
+
+def _shape(number: str) -> str:
+    return "decimal" if "." in number else "whole"
+
+
+def _jaccard(x: frozenset[str], y: frozenset[str]) -> float:
+    return len(x & y) / len(x | y) if x | y else 0.0
 
 
 def _clauses(text: str) -> list[str]:
