@@ -95,8 +95,9 @@ class Settings:
     rules_floor: str = field(
         default="strict",
         metadata={
-            "doc": "what the rules keep without a model: strict (environment fixes and the user's stated "
-            "preferences, the kinds that held up on every labelled held-out set) or all (every rule's bullet)"
+            "doc": "what the rules keep without a model: strict (environment fixes and the user's short "
+            "corrections of what the assistant just did, the kinds that held up on every labelled held-out set) "
+            "or all (every rule's bullet)"
         },
     )
     llm_backend: str = field(
