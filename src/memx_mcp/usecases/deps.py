@@ -178,9 +178,9 @@ def identity_why(scope: Scope) -> str:
     """How the project's name says which repository it is, in words."""
     place = where(scope.project or "")
     if place.startswith("commit-"):
-        return f"no remote: {scope.short} is told apart by its first commit {place.removeprefix('commit-')}"
+        return f"no remote names a host: {scope.short} is told apart by its first commit {place.removeprefix('commit-')}"
     if place.startswith("path-"):
-        return f"no remote and no commit yet: {scope.short} is told apart by its folder"
+        return f"no remote names a host and no commit yet: {scope.short} is told apart by its folder"
     if place:
         return f"the remote {place}/{scope.short}"
     return "by its name alone"
