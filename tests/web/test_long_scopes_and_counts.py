@@ -100,6 +100,8 @@ def whole(driver: Any, view: str) -> None:
     assert driver.execute_script(shown, SCOPES) > 0, f"{view}: no scope shown to check"
     assert driver.execute_script(SPLIT_WORDS, SCOPES, None) == [], f"{view}: a scope broke inside a word"
     assert driver.execute_script(SPLIT_WORDS, ".clamp .content", FLAG_WORDS) == [], f"{view}: a flag broke"
+    model = "sentence-transformers/all-MiniLM-L6-v2"  # the Stats line names the model whole
+    assert driver.execute_script(SPLIT_WORDS, "#stats > p", model) == [], f"{view}: the model's name broke"
 
 
 @needs_browser
@@ -170,6 +172,10 @@ def test_a_long_scope_fits_every_view_and_breaks_only_at_its_separators(
         "Context injections",
     ]
     assert browser.find_element(By.CSS_SELECTOR, "#by-scope li").text.replace("\n", "") == f"{LONG_SCOPE}: 5"
+    summary = browser.find_element(By.CSS_SELECTOR, "#stats > p").text
+    assert (
+        summary.startswith("5 bullets (4 active, 1 archived)") and "sentence-transformers/all-MiniLM-L6-v2" in summary
+    )
     assert browser.find_element(By.ID, "histogram-title").text == "Decay histogram of the 4 active bullets"
     bands = browser.find_elements(By.CSS_SELECTOR, "#histogram .band .count")
     assert sum(int(b.text) for b in bands) == 4

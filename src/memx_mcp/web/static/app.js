@@ -357,8 +357,8 @@ async function loadStats() {
         el("p", { class: "muted" }, none));
     const all = `all ${fmt.format(s.total)}: active and archived`;
     $("#stats").replaceChildren(
-      el("p", {}, `${fmt.format(s.total)} bullets (${fmt.format(s.active)} active, ${fmt.format(s.archived)} archived) · ` +
-        `${s.open_contradictions} open contradiction(s) and ${s.open_overlaps} overlap(s) between active bullets, all scopes · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`),
+      el("p", {}, ...keepTokens(`${fmt.format(s.total)} bullets (${fmt.format(s.active)} active, ${fmt.format(s.archived)} archived) · ` +
+        `${s.open_contradictions} open contradiction(s) and ${s.open_overlaps} overlap(s) between active bullets, all scopes · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`)),
       el("div", { class: "sides" }, list("by-scope", `By scope (${all})`, s.by_scope, "no bullets yet", true),
         list("by-section", `By section (${all})`, s.by_section, "no bullets yet")),
       el("div", { class: "sides" }, list("by-type", `By type (${all})`, s.by_type, "no bullets yet"),
