@@ -130,6 +130,7 @@ def test_the_review_view_shows_long_notes_and_answers_by_click_and_key(
     browser.find_element(By.ID, "tab-review").click()
     cards = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#review .pending"))
     assert [c.get_attribute("data-id") for c in cards] == [curl, long_one, cjk]
+    assert browser.find_element(By.ID, "review-help").is_displayed()  # the help stands above notes to answer
     first = cards[0]
     assert first.find_element(By.CSS_SELECTOR, ".p-content").text == CURL
     prov = first.find_element(By.CSS_SELECTOR, ".p-prov").text

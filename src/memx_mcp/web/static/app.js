@@ -53,13 +53,31 @@ function svg(tag, attrs) {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   return node;
 }
+// A scope breaks after its separators (project:main@commit-…/workspace:…), never inside a part; a part
+// longer than the line still wraps rather than widening the page (.seg: inline-block, max-width 100%).
+function scopeText(scope) {
+  return el("span", { class: "scope" }, ...String(scope).split(/(?<=[:\/@])/).flatMap((part) => [el("span", { class: "seg" }, part), el("wbr")]));
+}
+// A line of text whose scopes (the detected one, or those named) break the same way.
+function withScopes(text, ...names) {
+  const scopes = [context.scope, ...names].filter((n) => n && n.length > 1).sort((a, b) => b.length - a.length);
+  if (!scopes.length) return [String(text)];
+  const pattern = new RegExp("(" + scopes.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") + ")");
+  return String(text).split(pattern).filter(Boolean).map((part) => scopes.includes(part) ? scopeText(part) : part);
+}
+// Flags and commands (--abort-on-container-exit, docker-compose) do not break at their hyphens unless the
+// token alone is wider than the line: short hyphenated tokens are kept whole (.seg); the rest is plain text.
+function keepTokens(text) {
+  return String(text).split(/(\s+)/).filter(Boolean).map((t) =>
+    /\S-\S|^-/.test(t) && !/\s/.test(t) && t.length <= 40 ? el("span", { class: "seg" }, t) : document.createTextNode(t));
+}
 function scopeLabel(value) { return value === "*" ? "all scopes" : value === "" ? `${context.scope} (detected)` : value; }
 
 // Long unbroken paths wrap anywhere (CSS); past three lines the text is clamped and a button expands it. The
 // button follows the real clamping, measured in the page at its width (is the text cut?), not the text's
 // length: it is there whenever a phone cuts a bullet and never where nothing is cut.
 function clamped(text) {
-  const content = el("span", { class: "content" }, text);
+  const content = el("span", { class: "content" }, ...keepTokens(text));
   const button = el("button", {
     type: "button", class: "expand", "aria-expanded": "false",
     onclick: (e) => {
@@ -95,7 +113,7 @@ function show(view) {
 async function loadContext() {
   try {
     context = await api("/api/context");
-    $("#scope-now").textContent = `Detected scope: ${context.scope_why || context.scope}`;
+    $("#scope-now").replaceChildren("Detected scope: ", ...withScopes(context.scope_why || context.scope));
     $("#s-scope option[value='']").textContent = `detected (${context.scope})`;
     $("#c-scope option[value='']").textContent = `detected (${context.scope})`;
     for (const select of [$("#f-scope"), $("#s-scope"), $("#c-scope")]) {
@@ -118,7 +136,7 @@ async function loadBullets() {
     const rows = data.bullets.map((b) => {
       const row = el("tr", { tabindex: "0", "data-id": b.id, "aria-label": "open bullet " + b.id },
         el("td", { class: "c-content" }, ...(b.tags.includes("stale") ? [el("span", { class: "badge-stale" }, "stale"), " "] : []), clamped(b.content)),
-        el("td", { "data-label": "scope" }, b.scope),
+        el("td", { "data-label": "scope" }, scopeText(b.scope)),
         el("td", { "data-label": "kind" }, `${b.section} / ${b.knowledge_type}`),
         el("td", { class: "num", "data-label": "score" }, num(b.instructivity_score, 0)),
         el("td", { class: "num", "data-label": "recalls" }, b.recall_count),
@@ -148,7 +166,7 @@ async function loadBullets() {
 
 function provenance(b) {
   const items = [
-    ["origin", b.origin || "–"], ["source rule", b.source || "–"], ["scope", b.scope],
+    ["origin", b.origin || "–"], ["source rule", b.source || "–"], ["scope", scopeText(b.scope)],
     ["created", b.created_at.slice(0, 10)], ["updated", b.updated_at.slice(0, 10)],
     ["last recalled", b.last_recalled_at ? b.last_recalled_at.slice(0, 10) : "never"],
     ["recalled", `${b.recall_count}×`], ["tools", b.tools.join(", ") || "–"], ["entities", b.entities.join(", ") || "–"],
@@ -252,18 +270,18 @@ async function search(event) {
     const scope = $("#s-scope").value;
     const r = await api("/api/search-marked?" + new URLSearchParams({ q, scope }));
     const limits = `recall returns at most ${r.max_results} bullet(s) within ${r.token_budget} tokens`;
-    $("#search-info").textContent = `${r.results.length} hit(s) in ${scopeLabel(scope)} · ` +
+    $("#search-info").replaceChildren(...withScopes(`${r.results.length} hit(s) in ${scopeLabel(scope)} · ` +
       (r.returned === null ? `${limits}; pick one scope to see which it would return` :
         `${limits}: the ${r.returned} marked ✓ are what the assistant would get`) +
       (r.omitted_by_budget ? ` (${r.omitted_by_budget} left out by the budget)` : "") +
-      (r.notes && r.notes.length ? " · " + r.notes.join("; ") : "");
+      (r.notes && r.notes.length ? " · " + r.notes.join("; ") : ""), scope));
     const body = $("#results tbody");
     const rows = r.results.map((h, i) => {
       const s = h.score;
       const mark = h.returned === true ? "✓" : "";
       const row = el("tr", { "data-id": h.id, tabindex: "0", class: h.returned ? "returned" : "", "aria-label": "open bullet " + h.id },
         el("td", { "data-label": "rank" }, `${i + 1}${mark ? " " + mark : ""}`),
-        el("td", { class: "c-content" }, clamped(h.content), el("div", { class: "muted small" }, `${h.id} · ${h.scope}` + (h.returned === true ? " · returned by recall" : h.returned === false ? " · not returned" : ""))),
+        el("td", { class: "c-content" }, clamped(h.content), el("div", { class: "muted small" }, `${h.id} · `, scopeText(h.scope), h.returned === true ? " · returned by recall" : h.returned === false ? " · not returned" : "")),
         // blended × decay (its effect on the ranking, not the weight) × recency × scope = final, as used
         ...[s.l1, s.l2, s.l3, s.semantic, s.blended, s.decay_effect, s.recency, s.scope, s.final].map((v, k) =>
           el("td", { class: "num", "data-label": ["L1", "L2", "L3", "semantic", "blended", "decay", "recency", "scope", "final"][k] }, k < 3 ? num(v, 1) : k === 3 ? num(v, 2) : factor(v))));
@@ -284,7 +302,7 @@ async function loadConflicts(render = true) {
     // The badge counts exactly the cards this view shows with its current filters.
     $("#conflict-count").textContent = data.conflicts.length ? `(${data.conflicts.length})` : "";
     if (!render) return;
-    $("#conflicts-info").textContent = `${data.conflicts.length} open ${data.kind === "any" ? "contradiction(s) and overlap(s)" : data.kind + "(s)"} between active bullets in ${scopeLabel($("#c-scope").value)} (Stats counts all scopes, both kinds)`;
+    $("#conflicts-info").replaceChildren(...withScopes(`${data.conflicts.length} open ${data.kind === "any" ? "contradiction(s) and overlap(s)" : data.kind + "(s)"} between active bullets in ${scopeLabel($("#c-scope").value)} (Stats counts all scopes, both kinds)`, $("#c-scope").value));
     const box = $("#conflicts");
     box.replaceChildren();
     $("#c-select-all").checked = false;
@@ -299,7 +317,7 @@ async function loadConflicts(render = true) {
       };
       box.append(el("div", { class: "conflict", "data-id": c.id, "data-recommended": c.recommended },
         el("p", {}, el("input", { type: "checkbox", class: "pick", "aria-label": "select conflict " + c.id }), " ",
-          el("span", { class: "kind-" + c.kind }, c.kind), ` · similarity ${num(c.similarity)} · ${c.scope}`),
+          el("span", { class: "kind-" + c.kind }, c.kind), ` · similarity ${num(c.similarity)} · `, scopeText(c.scope)),
         el("div", { class: "sides" }, side("a", c.a), side("b", c.b)),
         el("p", { class: "evidence" }, "Evidence: " + (c.evidence.join("; ") || "similar content")),
         el("p", { class: "muted" }, `Recommended: keep ${c.recommended} (${c.reason})`),
@@ -331,13 +349,21 @@ async function bulk(recommended) {
 async function loadStats() {
   try {
     const [s, gc] = await Promise.all([api("/api/stats"), api("/api/gc-preview")]);
-    const list = (title, counts) => el("div", {}, el("h3", {}, title),
-      el("ul", {}, ...Object.entries(counts).map(([k, v]) => el("li", {}, `${k}: ${fmt.format(v)}`))));
+    // Each list says what it counts: the store's columns count every bullet (active and archived), the
+    // histogram only the active ones (what recall sees), as the Bullets tab does.
+    const list = (id, title, counts, none, scoped = false) => el("div", { id }, el("h3", {}, title),
+      Object.keys(counts).length ?
+        el("ul", {}, ...Object.entries(counts).map(([k, v]) => el("li", {}, ...(scoped ? [scopeText(k)] : [k]), `: ${fmt.format(v)}`))) :
+        el("p", { class: "muted" }, none));
+    const all = `all ${fmt.format(s.total)}: active and archived`;
     $("#stats").replaceChildren(
-      el("p", {}, `${fmt.format(s.total)} bullets (${fmt.format(s.active)} active, ${fmt.format(s.archived)} archived) · ` +
-        `${s.open_contradictions} open contradiction(s) and ${s.open_overlaps} overlap(s) between active bullets, all scopes · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`),
-      el("div", { class: "sides" }, list("By scope", s.by_scope), list("By section", s.by_section)),
-      el("div", { class: "sides" }, list("By type", s.by_type), list("Context injections", s.injections)));
+      el("p", {}, ...keepTokens(`${fmt.format(s.total)} bullets (${fmt.format(s.active)} active, ${fmt.format(s.archived)} archived) · ` +
+        `${s.open_contradictions} open contradiction(s) and ${s.open_overlaps} overlap(s) between active bullets, all scopes · model ${s.model} · ${(s.store_bytes / 1048576).toFixed(1)} MiB`)),
+      el("div", { class: "sides" }, list("by-scope", `By scope (${all})`, s.by_scope, "no bullets yet", true),
+        list("by-section", `By section (${all})`, s.by_section, "no bullets yet")),
+      el("div", { class: "sides" }, list("by-type", `By type (${all})`, s.by_type, "no bullets yet"),
+        list("injections", "Context injections", s.injections, "None yet: no hook has injected context.")));
+    $("#histogram-title").textContent = `Decay histogram of the ${fmt.format(s.active)} active bullets`;
     const bands = Object.entries(s.decay_histogram), top = Math.max(1, ...bands.map(([, v]) => v));
     $("#histogram").replaceChildren(...bands.map(([band, count]) =>
       el("button", { type: "button", class: "band" + (band.startsWith("<") ? " gc" : ""), "data-band": band,
@@ -376,6 +402,7 @@ async function loadReview(render = true, focusIndex = 0) {
     if (!render) return;
     $("#review-info").textContent = data.pending.length ?
       `${data.pending.length} learned note(s) wait for your review` : "Nothing waits for review.";
+    $("#review-help").hidden = !data.pending.length;  // the explanation only above notes to answer
     const cards = data.pending.map(reviewCard);
     $("#review").replaceChildren(...cards);
     fail("review", null);
@@ -390,8 +417,8 @@ function reviewCard(p, index) {
   const editor = el("div", { class: "p-edit", hidden: "" }, el("label", {}, "Edited text (approved when saved)", text));
   const reasons = p.reasons.length ? el("ul", {}, ...p.reasons.map((r) => el("li", {}, r))) : "–";
   const card = el("article", { class: "pending", tabindex: "0", "data-id": b.id, "aria-label": "waiting note " + b.id },
-    el("p", { class: "muted small" }, `${b.id} · ${b.scope} · ${b.section}/${b.knowledge_type}`),
-    el("p", { class: "p-content" }, b.content),
+    el("p", { class: "muted small" }, `${b.id} · `, scopeText(b.scope), ` · ${b.section}/${b.knowledge_type}`),
+    el("p", { class: "p-content" }, ...keepTokens(b.content)),
     el("dl", { class: "p-prov" },
       el("dt", {}, "from"), el("dd", {}, p.said_by),
       el("dt", {}, "who said it"), el("dd", { class: p.voice === "content" ? "voice-content" : "" }, VOICES[p.voice] || "not known"),
