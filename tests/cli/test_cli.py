@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -413,3 +414,38 @@ def test_a_query_of_common_words_matches_nothing_and_forget_by_query_archives_on
     done = as_json(memx(d, "forget", "--query", "pytest", "--yes", "--json"))
     assert done["archived"] == [ids[0]]
     assert sorted(b["id"] for b in as_json(memx(d, "list", "--json"))["bullets"]) == sorted(ids[1:])
+
+
+def test_ui_on_a_busy_port_names_the_port_and_a_port_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = memx(d, "ui", "--port", str(port), "--no-open")
+    assert busy.returncode == 1, busy.stderr
+    assert f"memx: error: port {port} is in use; choose another with --port" in busy.stderr
+    assert "unexpected" not in busy.stderr and "Traceback" not in busy.stderr
+    for wrong in ("99999", "-1", "http"):
+        refused = memx(d, "ui", "--port", wrong, "--no-open")
+        assert refused.returncode == 2 and "argument --port" in refused.stderr, refused.stderr
+        assert "unexpected" not in refused.stderr
+    assert "99999 is out of range: give 0 to 65535" in memx(d, "ui", "--port", "99999").stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--token-budget", "0", "0 is out of range: give 1 to 50000"),
+        ("--token-budget", "50001", "50001 is out of range: give 1 to 50000"),
+        ("-n", "-3", "-3 is out of range: give 1 to 50"),
+        ("-n", "0", "0 is out of range: give 1 to 50"),
+        ("-n", "three", "'three' is not a whole number"),
+    ],
+)
+def test_recall_refuses_a_limit_out_of_range_instead_of_clamping_it(
+    tmp_path: Path, option: str, value: str, said: str
+) -> None:
+    done = memx(tmp_path / "D", "recall", "deploy", option, value)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert done.stdout == "" and "clamped" not in done.stderr

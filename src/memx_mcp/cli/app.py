@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -126,7 +127,12 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
 
     from ..web.server import UiServer
 
-    server = UiServer(memory, port=args.port)
+    try:
+        server = UiServer(memory, port=args.port)
+    except OSError as exc:  # the page's port is the user's choice: say which one, and what to do
+        if exc.errno == errno.EADDRINUSE:
+            raise MemxError(f"port {args.port} is in use; choose another with --port") from exc
+        raise MemxError(f"cannot listen on port {args.port} ({exc.strerror}); choose another with --port") from exc
     if args.json:
         sys.stdout.write(json.dumps({"url": server.url}) + "\n")
     else:
