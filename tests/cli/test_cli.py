@@ -449,3 +449,39 @@ def test_recall_refuses_a_limit_out_of_range_instead_of_clamping_it(
     done = memx(tmp_path / "D", "recall", "deploy", option, value)
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert done.stdout == "" and "clamped" not in done.stderr
+
+
+def test_forget_by_query_shows_each_match_with_its_content_and_says_to_rerun_with_yes(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    facts = (
+        "The backup job reads its access key from the vault path ops/backup",
+        "Rotate the backup job access key every 90 days",
+        "Prefer rg (ripgrep) over grep -r to search code",
+    )
+    ids = [as_json(memx(d, "remember", fact, "--json"))["bullet"]["id"] for fact in facts]
+    preview = memx(d, "forget", "--query", "backup job access key")
+    assert preview.returncode == 0, preview.stderr
+    assert "Would archive 2:" in preview.stdout and "rerun with --yes to archive them" in preview.stdout
+    assert "confirm" not in preview.stdout
+    for bullet_id, fact in zip(ids[:2], facts[:2], strict=True):
+        assert any(bullet_id in line and fact[:40] in line for line in preview.stdout.splitlines()), preview.stdout
+    assert ids[2] not in preview.stdout
+    assert len(as_json(memx(d, "list", "--json"))["bullets"]) == 3  # a preview changes nothing
+    assert "rerun with --yes to erase them" in memx(d, "forget", "--query", "backup job access key", "--purge").stdout
+    erased = as_json(memx(d, "forget", "--query", "backup job access key", "--purge", "--yes", "--json"))
+    assert sorted(erased["purged"]) == sorted(ids[:2]) and erased["archived"] == []
+    assert as_json(memx(d, "list", "--archived", "--json"))["bullets"] == []
+
+
+def test_forget_and_restore_of_an_unknown_id_act_on_the_others_and_exit_non_zero(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    kept = as_json(memx(d, "remember", "The staging database lives in eu-west-1", "--json"))["bullet"]["id"]
+    done = memx(d, "forget", kept, "b_doesnotexist")
+    assert done.returncode == 1
+    assert f"Archived 1: {kept}" in done.stdout and "Not found: b_doesnotexist" in done.stdout
+    assert "memx: error: no bullet with id b_doesnotexist (1 other(s) archived)" in done.stderr
+    assert [b["id"] for b in as_json(memx(d, "list", "--archived", "--json"))["bullets"]] == [kept]
+    back = memx(d, "restore", kept, "b_doesnotexist", "--json")
+    assert back.returncode == 1 and json.loads(back.stdout)["bullets"][0]["id"] == kept
+    assert "no bullet with id b_doesnotexist (1 other(s) restored)" in back.stderr
+    assert [b["id"] for b in as_json(memx(d, "list", "--json"))["bullets"]] == [kept]
