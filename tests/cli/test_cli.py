@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -112,6 +113,9 @@ def test_help_lists_every_command_and_version_answers(tmp_path: Path) -> None:
 def test_every_command_has_help_with_an_example_and_a_json_flag(tmp_path: Path, command: str) -> None:
     done = memx(tmp_path, command, "--help")
     assert done.returncode == 0 and "example:" in done.stdout and f"memx {command}" in done.stdout
+    # ids are whole (a user who copies `memx edit b_0123` gets "no bullet 'b_0123'": no prefix is looked up)
+    for named in re.findall(r"\b[bc]_\w+", done.stdout):
+        assert re.fullmatch(r"[bc]_[0-9a-f]{16}", named), named
     assert "--json" in done.stdout or "--json" in memx(tmp_path, "--help").stdout
 
 

@@ -94,10 +94,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = add("show", "one bullet in full, with its decay weight", "memx show b_0123456789abcdef", unscoped)
-    p.add_argument("id")
+    p.add_argument("id", help="the bullet's whole id, as `memx list` shows it")
 
-    p = add("edit", "change a bullet's content or tags", 'memx edit b_0123 --content "Use uv 0.9" --tag uv', unscoped)
-    p.add_argument("id")
+    p = add(
+        "edit",
+        "change a bullet's content or tags",
+        'memx edit b_0123456789abcdef --content "Use uv 0.9" --tag uv',
+        unscoped,
+    )
+    p.add_argument("id", help="the bullet's whole id, as `memx list` shows it")
     p.add_argument("--content", help="new content (masked and embedded again)")
     p.add_argument("--tag", action="append", dest="tags", help="the new tags (repeatable; replaces the old ones)")
     p.add_argument("--clear-tags", action="store_true", help="remove every tag")
@@ -108,7 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="apply a --query forget (otherwise only list)")
     p.add_argument("--purge", action="store_true", help="erase instead of archive")
 
-    p = add("conflicts", "list, scan for, or resolve contradicting bullets", "memx conflicts resolve c_01 --keep b")
+    p = add(
+        "conflicts",
+        "list, scan for, or resolve contradicting bullets",
+        "memx conflicts resolve c_0123456789abcdef --keep b",
+    )
     p.add_argument("action", nargs="?", choices=["resolve"], help="resolve CONFLICT_ID --keep a|b|both|merge")
     p.add_argument("conflict_id", nargs="?")
     p.add_argument("--keep", choices=["a", "b", "both", "merge"])
@@ -118,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "review",
         "approve, edit or reject the learned bullets that wait for you",
-        'memx review --edit b_0123 "Run make test before pushing"',
+        'memx review --edit b_0123456789abcdef "Run make test before pushing"',
     )
     p.add_argument("--approve", metavar="ID", help="make a waiting bullet active")
     p.add_argument("--reject", metavar="ID", help="erase a waiting bullet")
