@@ -489,3 +489,13 @@ def test_forget_and_restore_of_an_unknown_id_act_on_the_others_and_exit_non_zero
     assert back.returncode == 1 and json.loads(back.stdout)["bullets"][0]["id"] == kept
     assert "no bullet with id b_doesnotexist (1 other(s) restored)" in back.stderr
     assert [b["id"] for b in as_json(memx(d, "list", "--json"))["bullets"]] == [kept]
+
+
+def test_a_bad_setting_is_refused_by_the_cli_saying_where_it_was_set(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    for days in ("-5", "0"):
+        done = memx(d, "stats", MEMX_HALF_LIFE_DAYS=days)
+        assert done.returncode == 1 and "unexpected" not in done.stderr
+        assert "half_life_days must be positive" in done.stderr
+        assert "(set by the environment variable MEMX_HALF_LIFE_DAYS)" in done.stderr
+    assert not (d / "store").exists()
