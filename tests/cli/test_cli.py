@@ -499,3 +499,17 @@ def test_a_bad_setting_is_refused_by_the_cli_saying_where_it_was_set(tmp_path: P
         assert "half_life_days must be positive" in done.stderr
         assert "(set by the environment variable MEMX_HALF_LIFE_DAYS)" in done.stderr
     assert not (d / "store").exists()
+
+
+def test_doctor_and_gc_speak_in_agreeing_words(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    userhome = tmp_path / "user"
+    userhome.mkdir()
+    memx(d, "remember", "The staging database lives in eu-west-1")
+    doctor = memx(d, "doctor", HOME=str(userhome), USERPROFILE=str(userhome))
+    (store,) = [line for line in doctor.stdout.splitlines() if line.startswith("OK    store")]
+    assert ", 1 bullet, " in store, store
+    assert "1 bullets" not in doctor.stdout
+    dry = memx(d, "gc", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout == "Would archive 0, would erase 0; 1 active would remain.\n"
+    assert memx(d, "gc").stdout == "Archived 0, erased 0; 1 active left.\n"

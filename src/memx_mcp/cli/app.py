@@ -223,8 +223,13 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
     if args.command == "gc":
         r = memory.gc(dry_run=args.dry_run, purge=args.purge)
         gc_out = GcOut(dry_run=r.dry_run, archived=r.archived, purged=r.purged, active_left=r.active_left)
-        verb = "Would archive" if r.dry_run else "Archived"
-        _emit(args, gc_out, lambda o: f"{verb} {len(o.archived)}, erased {len(o.purged)}; {o.active_left} active left.")
+        archive, erase = ("Would archive", "would erase") if r.dry_run else ("Archived", "erased")
+        left = "would remain" if r.dry_run else "left"
+        _emit(
+            args,
+            gc_out,
+            lambda o: f"{archive} {len(o.archived)}, {erase} {len(o.purged)}; {o.active_left} active {left}.",
+        )
     elif args.command == "restore":
         restored, missing = memory.restore(args.ids)
         restored_out = ListOut(bullets=[BulletOut.of(b) for b in memory.show_many(restored)])
