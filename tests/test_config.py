@@ -71,3 +71,39 @@ def test_your_own_secret_patterns_are_read_and_checked(tmp_path: Path) -> None:
 def test_a_decay_share_outside_zero_to_one_is_refused(tmp_path: Path, share: float) -> None:
     with pytest.raises(InvalidInputError, match="decay_share"):
         Settings(home=tmp_path, decay_share=share)
+
+
+@pytest.mark.parametrize("days", ["-5", "0", "nan"])
+def test_a_half_life_that_is_not_positive_is_refused_saying_where_it_was_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days: str
+) -> None:
+    monkeypatch.setenv("MEMX_HALF_LIFE_DAYS", days)
+    with pytest.raises(InvalidInputError, match="half_life_days must be positive") as refused:
+        load_settings(home=tmp_path)
+    assert str(refused.value).endswith("(set by the environment variable MEMX_HALF_LIFE_DAYS)")
+    monkeypatch.delenv("MEMX_HALF_LIFE_DAYS")
+    (tmp_path / "config.toml").write_text(f"half_life_days = {days}\n")
+    with pytest.raises(InvalidInputError, match="half_life_days must be positive") as refused:
+        load_settings(home=tmp_path)
+    assert str(refused.value).endswith(f"(set in {tmp_path / 'config.toml'})")
+
+
+def test_an_error_names_the_source_of_each_setting_it_names_and_only_those(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "config.toml").write_text("max_results = 0\nhalf_life_days = 10.0\n")
+    monkeypatch.setenv("MEMX_TOKEN_BUDGET", "-1")
+    with pytest.raises(InvalidInputError) as refused:
+        load_settings(home=tmp_path)
+    assert str(refused.value) == (
+        f"max_results and token_budget must be positive (max_results set in {tmp_path / 'config.toml'}; "
+        "token_budget set by the environment variable MEMX_TOKEN_BUDGET)"
+    )
+    monkeypatch.setenv("MEMX_TOKEN_BUDGET", "lots")
+    with pytest.raises(InvalidInputError, match=r"as int \(set by the environment variable MEMX_TOKEN_BUDGET\)$"):
+        load_settings(home=tmp_path)
+    monkeypatch.setenv("MEMX_HOOK_REFLECTOR_MODE", "magic")
+    monkeypatch.delenv("MEMX_TOKEN_BUDGET")
+    (tmp_path / "config.toml").unlink()
+    with pytest.raises(InvalidInputError, match=r"^hook_reflector_mode must be one of .*, not 'magic' \(set by"):
+        load_settings(home=tmp_path)

@@ -111,7 +111,8 @@ def test_every_tool_survives_hostile_input_and_keeps_what_it_stored(tmp_path: Pa
 CLI_CASES: list[tuple[list[str], int, str]] = [
     (["remember", ""], 1, "empty"),
     (["remember", "x" * 5000], 1, "limit is 4000"),
-    (["recall", "pytest", "-n", "-3"], 0, "clamped"),
+    (["recall", "pytest", "-n", "-3"], 2, "-3 is out of range: give 1 to 50"),
+    (["recall", "pytest", "--token-budget", "0"], 2, "0 is out of range: give 1 to 50000"),
     (["recall", "pytest", "--scope", "bad scope"], 1, "invalid scope"),
     (["forget", "b_nope"], 1, "no bullet"),
     (["restore", "b_nope"], 1, "no bullet"),

@@ -206,7 +206,7 @@ class Settings:
         },
     )
     merge_strategy: str = field(default="keep_best", metadata={"doc": "keep_best or merge_content"})
-    half_life_days: float = field(default=30.0, metadata={"doc": "decay half-life"})
+    half_life_days: float = field(default=30.0, metadata={"doc": "decay half-life in days (positive)"})
     boost_factor: float = field(default=0.1, metadata={"doc": "decay boost per recall"})
     permanent_recalls: int = field(default=15, metadata={"doc": "recalls after which a bullet never decays"})
     protect_days: float = field(default=7.0, metadata={"doc": "age under which a bullet keeps weight 1.0"})
@@ -290,8 +290,9 @@ class Settings:
         if known and known.dim != self.model_dim:  # a model memx knows has one size (the multilingual USE: 512)
             object.__setattr__(self, "model_dim", known.dim)
         modes = reflector_modes()
-        if self.reflector_mode not in modes or self.hook_reflector_mode not in modes:
-            raise InvalidInputError(f"reflector_mode must be one of {', '.join(modes)}")
+        for name, mode in (("reflector_mode", self.reflector_mode), ("hook_reflector_mode", self.hook_reflector_mode)):
+            if mode not in modes:
+                raise InvalidInputError(f"{name} must be one of {', '.join(modes)}, not {mode!r}")
         if self.review not in REVIEW_MODES:
             raise InvalidInputError(f"review must be one of {', '.join(REVIEW_MODES)}, not {self.review!r}")
         if self.rules_floor not in ("strict", "all"):
@@ -318,6 +319,8 @@ class Settings:
             raise InvalidInputError("max_results and token_budget must be positive")
         if not 0.0 < self.hook_helper_wait < 3600:
             raise InvalidInputError("hook_helper_wait must be between 0 and 3600 seconds")
+        if not self.half_life_days > 0:  # 0 divides by zero; a negative one makes old bullets weigh more
+            raise InvalidInputError(f"half_life_days must be positive (days), not {self.half_life_days!r}")
         if not 0.0 <= self.decay_share <= 1.0:  # above 1 a faded bullet's score would turn negative
             raise InvalidInputError("decay_share must be between 0 (age never ranks) and 1 (SPEC's full multiplier)")
         if self.team_store and not self.team_scopes.strip():
@@ -415,13 +418,27 @@ def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
     unknown = sorted(set(values) - set(known))
     if unknown:
         raise InvalidInputError(f"{config_file}: unknown settings {', '.join(unknown)}")
+    origin = dict.fromkeys(values, f"set in {config_file}")  # where each value came from, for an error to say
     for name in known:
         raw = env.get(ENV_PREFIX + name.upper())
         if raw is not None and raw != "":
             values[name] = raw
+            origin[name] = f"set by the environment variable {ENV_PREFIX}{name.upper()}"
     values.update({k: v for k, v in overrides.items() if v is not None})
     values["home"] = home_path.absolute()
-    return Settings(**{name: _coerce(name, known[name].type, value) for name, value in values.items()})
+    try:
+        return Settings(**{name: _coerce(name, known[name].type, value) for name, value in values.items()})
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{exc}{_whence(str(exc), origin)}") from exc
+
+
+def _whence(message: str, origin: dict[str, str]) -> str:
+    """`` (from …)``: where the settings that ``message`` names were set (environment or config file),
+    so that a user knows what to change; "" when it names none that was set there."""
+    named = [name for name in origin if re.search(rf"\b{name}\b", message)]
+    if len(named) == 1:
+        return f" ({origin[named[0]]})"
+    return f" ({'; '.join(f'{name} {origin[name]}' for name in named)})" if named else ""
 
 
 def settings_reference() -> list[tuple[str, str, str]]:

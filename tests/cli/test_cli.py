@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +113,9 @@ def test_help_lists_every_command_and_version_answers(tmp_path: Path) -> None:
 def test_every_command_has_help_with_an_example_and_a_json_flag(tmp_path: Path, command: str) -> None:
     done = memx(tmp_path, command, "--help")
     assert done.returncode == 0 and "example:" in done.stdout and f"memx {command}" in done.stdout
+    # ids are whole (a user who copies `memx edit b_0123` gets "no bullet 'b_0123'": no prefix is looked up)
+    for named in re.findall(r"\b[bc]_\w+", done.stdout):
+        assert re.fullmatch(r"[bc]_[0-9a-f]{16}", named), named
     assert "--json" in done.stdout or "--json" in memx(tmp_path, "--help").stdout
 
 
@@ -413,3 +418,98 @@ def test_a_query_of_common_words_matches_nothing_and_forget_by_query_archives_on
     done = as_json(memx(d, "forget", "--query", "pytest", "--yes", "--json"))
     assert done["archived"] == [ids[0]]
     assert sorted(b["id"] for b in as_json(memx(d, "list", "--json"))["bullets"]) == sorted(ids[1:])
+
+
+def test_ui_on_a_busy_port_names_the_port_and_a_port_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = memx(d, "ui", "--port", str(port), "--no-open")
+    assert busy.returncode == 1, busy.stderr
+    assert f"memx: error: port {port} is in use; choose another with --port" in busy.stderr
+    assert "unexpected" not in busy.stderr and "Traceback" not in busy.stderr
+    for wrong in ("99999", "-1", "http"):
+        refused = memx(d, "ui", "--port", wrong, "--no-open")
+        assert refused.returncode == 2 and "argument --port" in refused.stderr, refused.stderr
+        assert "unexpected" not in refused.stderr
+    assert "99999 is out of range: give 0 to 65535" in memx(d, "ui", "--port", "99999").stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--token-budget", "0", "0 is out of range: give 1 to 50000"),
+        ("--token-budget", "50001", "50001 is out of range: give 1 to 50000"),
+        ("-n", "-3", "-3 is out of range: give 1 to 50"),
+        ("-n", "0", "0 is out of range: give 1 to 50"),
+        ("-n", "three", "'three' is not a whole number"),
+    ],
+)
+def test_recall_refuses_a_limit_out_of_range_instead_of_clamping_it(
+    tmp_path: Path, option: str, value: str, said: str
+) -> None:
+    done = memx(tmp_path / "D", "recall", "deploy", option, value)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert done.stdout == "" and "clamped" not in done.stderr
+
+
+def test_forget_by_query_shows_each_match_with_its_content_and_says_to_rerun_with_yes(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    facts = (
+        "The backup job reads its access key from the vault path ops/backup",
+        "Rotate the backup job access key every 90 days",
+        "Prefer rg (ripgrep) over grep -r to search code",
+    )
+    ids = [as_json(memx(d, "remember", fact, "--json"))["bullet"]["id"] for fact in facts]
+    preview = memx(d, "forget", "--query", "backup job access key")
+    assert preview.returncode == 0, preview.stderr
+    assert "Would archive 2:" in preview.stdout and "rerun with --yes to archive them" in preview.stdout
+    assert "confirm" not in preview.stdout
+    for bullet_id, fact in zip(ids[:2], facts[:2], strict=True):
+        assert any(bullet_id in line and fact[:40] in line for line in preview.stdout.splitlines()), preview.stdout
+    assert ids[2] not in preview.stdout
+    assert len(as_json(memx(d, "list", "--json"))["bullets"]) == 3  # a preview changes nothing
+    assert "rerun with --yes to erase them" in memx(d, "forget", "--query", "backup job access key", "--purge").stdout
+    erased = as_json(memx(d, "forget", "--query", "backup job access key", "--purge", "--yes", "--json"))
+    assert sorted(erased["purged"]) == sorted(ids[:2]) and erased["archived"] == []
+    assert as_json(memx(d, "list", "--archived", "--json"))["bullets"] == []
+
+
+def test_forget_and_restore_of_an_unknown_id_act_on_the_others_and_exit_non_zero(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    kept = as_json(memx(d, "remember", "The staging database lives in eu-west-1", "--json"))["bullet"]["id"]
+    done = memx(d, "forget", kept, "b_doesnotexist")
+    assert done.returncode == 1
+    assert f"Archived 1: {kept}" in done.stdout and "Not found: b_doesnotexist" in done.stdout
+    assert "memx: error: no bullet with id b_doesnotexist (1 other(s) archived)" in done.stderr
+    assert [b["id"] for b in as_json(memx(d, "list", "--archived", "--json"))["bullets"]] == [kept]
+    back = memx(d, "restore", kept, "b_doesnotexist", "--json")
+    assert back.returncode == 1 and json.loads(back.stdout)["bullets"][0]["id"] == kept
+    assert "no bullet with id b_doesnotexist (1 other(s) restored)" in back.stderr
+    assert [b["id"] for b in as_json(memx(d, "list", "--json"))["bullets"]] == [kept]
+
+
+def test_a_bad_setting_is_refused_by_the_cli_saying_where_it_was_set(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    for days in ("-5", "0"):
+        done = memx(d, "stats", MEMX_HALF_LIFE_DAYS=days)
+        assert done.returncode == 1 and "unexpected" not in done.stderr
+        assert "half_life_days must be positive" in done.stderr
+        assert "(set by the environment variable MEMX_HALF_LIFE_DAYS)" in done.stderr
+    assert not (d / "store").exists()
+
+
+def test_doctor_and_gc_speak_in_agreeing_words(tmp_path: Path) -> None:
+    d = tmp_path / "D"
+    userhome = tmp_path / "user"
+    userhome.mkdir()
+    memx(d, "remember", "The staging database lives in eu-west-1")
+    doctor = memx(d, "doctor", HOME=str(userhome), USERPROFILE=str(userhome))
+    (store,) = [line for line in doctor.stdout.splitlines() if line.startswith("OK    store")]
+    assert ", 1 bullet, " in store, store
+    assert "1 bullets" not in doctor.stdout
+    dry = memx(d, "gc", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout == "Would archive 0, would erase 0; 1 active would remain.\n"
+    assert memx(d, "gc").stdout == "Archived 0, erased 0; 1 active left.\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -41,7 +42,7 @@ def _progress(done: int, total: int) -> None:
 
 def _run(args: argparse.Namespace, memory: Memory) -> int:
     from ..presentation import render
-    from ..presentation.schemas import ForgetOut, RecallOut, RememberOut, StatsOut
+    from ..presentation.schemas import RecallOut, RememberOut, StatsOut
 
     if args.command == "remember":
         _emit(
@@ -55,13 +56,7 @@ def _run(args: argparse.Namespace, memory: Memory) -> int:
         )
         _emit(args, RecallOut.of(result), render.recall_text)
     elif args.command == "forget":
-        if args.ids:
-            done = memory.forget(args.ids, purge=args.purge)
-        elif args.query:
-            done = memory.forget_matching(args.query, scope=args.scope, confirm=args.yes)
-        else:
-            raise MemxError("give bullet ids, or --query")
-        _emit(args, ForgetOut.of(done), render.forget_text)
+        return _forget(args, memory)
     elif args.command == "conflicts":
         _conflicts(args, memory)
     elif args.command == "review":
@@ -126,7 +121,12 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
 
     from ..web.server import UiServer
 
-    server = UiServer(memory, port=args.port)
+    try:
+        server = UiServer(memory, port=args.port)
+    except OSError as exc:  # the page's port is the user's choice: say which one, and what to do
+        if exc.errno == errno.EADDRINUSE:
+            raise MemxError(f"port {args.port} is in use; choose another with --port") from exc
+        raise MemxError(f"cannot listen on port {args.port} ({exc.strerror}); choose another with --port") from exc
     if args.json:
         sys.stdout.write(json.dumps({"url": server.url}) + "\n")
     else:
@@ -140,6 +140,40 @@ def _ui(args: argparse.Namespace, memory: Memory) -> None:
         pass
     finally:
         server.server_close()
+
+
+def _missing(ids: Sequence[str], done: str) -> int:
+    """1 and a line on stderr when some ids named no bullet (the others were acted on: say so); else 0."""
+    if not ids:
+        return 0
+    sys.stderr.write(f"memx: error: no bullet with id {', '.join(ids)}" + (f" ({done})" if done else "") + "\n")
+    return 1
+
+
+def _forget(args: argparse.Namespace, memory: Memory) -> int:
+    """0; 1 when an id named no bullet (the ones found are still archived). Without ``--yes`` a ``--query``
+    forget only lists what it would archive, each bullet as ``memx list`` shows it."""
+    from ..presentation import render
+    from ..presentation.schemas import BulletOut, ForgetOut, ListOut
+
+    if args.ids:
+        done = memory.forget(args.ids, purge=args.purge)
+    elif args.query:
+        done = memory.forget_matching(args.query, scope=args.scope, confirm=args.yes, purge=args.purge)
+    else:
+        raise MemxError("give bullet ids, or --query")
+    if done.would_forget and not args.json:
+        by_id = {b.id: b for b in memory.show_many(done.would_forget)}
+        listed = ListOut(bullets=[BulletOut.of(by_id[i], memory.weight(by_id[i])) for i in done.would_forget])
+        verb = "erase" if args.purge else "archive"
+        sys.stdout.write(
+            f"Would {verb} {len(listed.bullets)}:\n{render.list_text(render.printable(listed))}\n"
+            f"Nothing changed: rerun with --yes to {verb} them.\n"
+        )
+    else:
+        _emit(args, ForgetOut.of(done), render.forget_text)
+    gone = len(done.archived) + len(done.purged)
+    return _missing(done.not_found, f"{gone} other(s) {'erased' if done.purged else 'archived'}")
 
 
 def _conflicts(args: argparse.Namespace, memory: Memory) -> None:
@@ -182,15 +216,20 @@ def _team(args: argparse.Namespace, memory: Memory) -> None:
 
 
 def _maintain(args: argparse.Namespace, memory: Memory) -> int:
-    """0, or 1 when an import refused a record."""
+    """0, or 1 when an import refused a record or an id to restore named no bullet."""
     from ..presentation import render
     from ..presentation.schemas import BulletOut, GcOut, ImportOut, ListOut
 
     if args.command == "gc":
         r = memory.gc(dry_run=args.dry_run, purge=args.purge)
         gc_out = GcOut(dry_run=r.dry_run, archived=r.archived, purged=r.purged, active_left=r.active_left)
-        verb = "Would archive" if r.dry_run else "Archived"
-        _emit(args, gc_out, lambda o: f"{verb} {len(o.archived)}, erased {len(o.purged)}; {o.active_left} active left.")
+        archive, erase = ("Would archive", "would erase") if r.dry_run else ("Archived", "erased")
+        left = "would remain" if r.dry_run else "left"
+        _emit(
+            args,
+            gc_out,
+            lambda o: f"{archive} {len(o.archived)}, {erase} {len(o.purged)}; {o.active_left} active {left}.",
+        )
     elif args.command == "restore":
         restored, missing = memory.restore(args.ids)
         restored_out = ListOut(bullets=[BulletOut.of(b) for b in memory.show_many(restored)])
@@ -199,6 +238,7 @@ def _maintain(args: argparse.Namespace, memory: Memory) -> int:
             restored_out,
             lambda o: f"Restored {len(restored)}." + (f" Not found: {', '.join(missing)}" if missing else ""),
         )
+        return _missing(missing, f"{len(restored)} other(s) restored")
     elif args.command == "list":
         bullets = memory.list_bullets(
             scope=args.scope,

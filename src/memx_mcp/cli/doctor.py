@@ -150,12 +150,18 @@ def run_checks(settings: Settings, cwd: Path, places: Places) -> list[Check]:
     return checks
 
 
+def bullets(count: int, kind: str = "") -> str:
+    """``1 bullet``, ``2 bullets`` (``kind``, "active ", goes before the noun)."""
+    return f"{count} {kind}bullet{'' if count == 1 else 's'}"
+
+
 def languages(memory: Memory) -> Check:
     """What share of the stored bullets is Chinese or Japanese; a WARN offering the multilingual model, with
     the commands, when most are and the running model is MiniLM (``memx install`` says the same)."""
     cjk, total = memory.cjk_share()
     running = memory.settings.model_name
-    detail = f"{cjk} of {total} active bullets ({cjk / max(total, 1):.0%}) mostly Chinese or Japanese; model {running}"
+    share = f"{cjk / max(total, 1):.0%}"
+    detail = f"{cjk} of {bullets(total, 'active ')} ({share}) mostly Chinese or Japanese; model {running}"
     if not offers_multilingual(running, cjk, total):
         return Check("OK", "languages", detail)
     no_build = muse_no_build()
@@ -191,7 +197,7 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
         start = time.perf_counter()
         memory = open_memory(settings, cwd=cwd)
         seconds = time.perf_counter() - start
-        unread, bullets, size = memory.check_store()
+        unread, count, size = memory.check_store()
     except StoreDamagedError as exc:
         return None, Check("FAIL", "store", str(exc), fix)
     except Exception as exc:
@@ -205,7 +211,7 @@ def _store(settings: Settings, cwd: Path) -> tuple[Memory | None, Check]:
     return memory, Check(
         "OK",
         "store",
-        f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {bullets} bullets, "
+        f"schema v{meta.get('schema_version')}, model {meta.get('model')}, {bullets(count)}, "
         f"{size / 1_048_576:.1f} MiB, opened in {seconds:.2f} s",
     )
 
@@ -225,7 +231,7 @@ def _team(memory: Memory) -> Check:
     return Check(
         "OK" if not status.waiting else "WARN",
         "team store",
-        f"{where}: reachable, {status.bullets} active bullets, version {status.version}, "
+        f"{where}: reachable, {bullets(status.bullets, 'active ')}, version {status.version}, "
         f"copy loaded in {report.loaded_seconds:.2f} s{waiting}",
     )
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import __version__
 from ..config import reflector_modes
+from ..domain.inputs import MAX_RESULTS_CAP, TOKEN_BUDGET_CAP
 from .clients import clients
 
 EXAMPLES = """examples:
@@ -22,6 +24,22 @@ EXAMPLES = """examples:
   echo "token=ghp_..." | memx sanitize
   memx --home /tmp/memx-demo stats
 """
+
+
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``; anything else is a usage error that says
+    the range (never silently moved into it)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: give {low} to {high}")
+        return value
+
+    return parse
 
 
 def _common(json_flag: bool = True, scope: bool = True) -> argparse.ArgumentParser:
@@ -68,14 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("recall", "find relevant bullets, with their score breakdown", 'memx recall "tests are slow" -n 3')
     p.add_argument("query")
-    p.add_argument("-n", "--max-results", type=int, help="default 5")
-    p.add_argument("--token-budget", type=int, help="default 2000")
+    p.add_argument(
+        "-n", "--max-results", type=int_between(1, MAX_RESULTS_CAP), help=f"default 5, 1 to {MAX_RESULTS_CAP}"
+    )
+    p.add_argument(
+        "--token-budget", type=int_between(1, TOKEN_BUDGET_CAP), help=f"default 2000, 1 to {TOKEN_BUDGET_CAP}"
+    )
 
     p = add("show", "one bullet in full, with its decay weight", "memx show b_0123456789abcdef", unscoped)
-    p.add_argument("id")
+    p.add_argument("id", help="the bullet's whole id, as `memx list` shows it")
 
-    p = add("edit", "change a bullet's content or tags", 'memx edit b_0123 --content "Use uv 0.9" --tag uv', unscoped)
-    p.add_argument("id")
+    p = add(
+        "edit",
+        "change a bullet's content or tags",
+        'memx edit b_0123456789abcdef --content "Use uv 0.9" --tag uv',
+        unscoped,
+    )
+    p.add_argument("id", help="the bullet's whole id, as `memx list` shows it")
     p.add_argument("--content", help="new content (masked and embedded again)")
     p.add_argument("--tag", action="append", dest="tags", help="the new tags (repeatable; replaces the old ones)")
     p.add_argument("--clear-tags", action="store_true", help="remove every tag")
@@ -86,7 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="apply a --query forget (otherwise only list)")
     p.add_argument("--purge", action="store_true", help="erase instead of archive")
 
-    p = add("conflicts", "list, scan for, or resolve contradicting bullets", "memx conflicts resolve c_01 --keep b")
+    p = add(
+        "conflicts",
+        "list, scan for, or resolve contradicting bullets",
+        "memx conflicts resolve c_0123456789abcdef --keep b",
+    )
     p.add_argument("action", nargs="?", choices=["resolve"], help="resolve CONFLICT_ID --keep a|b|both|merge")
     p.add_argument("conflict_id", nargs="?")
     p.add_argument("--keep", choices=["a", "b", "both", "merge"])
@@ -96,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "review",
         "approve, edit or reject the learned bullets that wait for you",
-        'memx review --edit b_0123 "Run make test before pushing"',
+        'memx review --edit b_0123456789abcdef "Run make test before pushing"',
     )
     p.add_argument("--approve", metavar="ID", help="make a waiting bullet active")
     p.add_argument("--reject", metavar="ID", help="erase a waiting bullet")
@@ -171,7 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-tool-hooks", action="store_true", help="no hooks before and after tool calls")
 
     p = add("ui", "a local web page to look inside the memory", "memx ui --port 8765", unscoped)
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument(
+        "--port", type=int_between(0, 65535), default=0, help="port on 127.0.0.1, 1 to 65535 (default, 0: a free one)"
+    )
     p.add_argument("--no-open", action="store_true", help="do not open a browser; just print the URL")
 
     add("doctor", "check the installation; exit 1 on a failure", "memx doctor --json", unscoped)

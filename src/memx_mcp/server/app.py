@@ -291,7 +291,11 @@ def build_server(settings: Settings, cwd: Path | None = None, handle: MemoryHand
             raise ToolError("give ids, or a query")
 
         def act(m: Memory) -> CallToolResult:
-            done = m.forget(ids, purge=purge) if ids else m.forget_matching(query or "", scope=scope, confirm=confirm)
+            done = (
+                m.forget(ids, purge=purge)
+                if ids
+                else m.forget_matching(query or "", scope=scope, confirm=confirm, purge=purge)
+            )
             return _result(ForgetOut.of(done), render.forget_text)
 
         return await _run(handle, act, ctx)

@@ -172,10 +172,12 @@ def forget(deps: Deps, ids: Sequence[str], *, purge: bool = False) -> ForgetResu
     return ForgetResult(archived=archived, purged=purged, not_found=missing)
 
 
-def forget_matching(deps: Deps, query: str, *, scope: str | None = None, confirm: bool = False) -> ForgetResult:
-    """Forget what ``recall`` returns for ``query`` that also says one of the query's meaningful words
-    itself; without ``confirm`` nothing changes and the ids that would be archived come back in
-    ``would_forget``."""
+def forget_matching(
+    deps: Deps, query: str, *, scope: str | None = None, confirm: bool = False, purge: bool = False
+) -> ForgetResult:
+    """Forget (archive, or with ``purge`` erase) what ``recall`` returns for ``query`` that also says one of
+    the query's meaningful words itself; without ``confirm`` nothing changes and the ids that would be
+    forgotten come back in ``would_forget``."""
     result = recall(deps, query, scope=scope, reinforce=False)
     # only what the query names in the bullet's own words: never what a common word, a neighbour's words
     # (the context a recall searches) or a vague likeness alone brought back
@@ -183,7 +185,7 @@ def forget_matching(deps: Deps, query: str, *, scope: str | None = None, confirm
     ids = tuple(h.bullet.id for h in result.hits if wanted & bullet_terms(h.bullet))
     if not confirm or not ids:
         return ForgetResult(archived=(), purged=(), not_found=(), would_forget=ids)
-    return forget(deps, ids)
+    return forget(deps, ids, purge=purge)
 
 
 @dataclass
