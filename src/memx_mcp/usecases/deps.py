@@ -178,7 +178,8 @@ def identity_why(scope: Scope) -> str:
     """How the project's name says which repository it is, in words."""
     place = where(scope.project or "")
     if place.startswith("commit-"):
-        return f"no remote names a host: {scope.short} is told apart by its first commit {place.removeprefix('commit-')}"
+        first = place.removeprefix("commit-")
+        return f"no remote names a host: {scope.short} is told apart by its first commit {first}"
     if place.startswith("path-"):
         return f"no remote names a host and no commit yet: {scope.short} is told apart by its folder"
     if place:
