@@ -303,7 +303,7 @@ def test_doctor_shows_the_team_store_its_staleness_and_that_it_answers(
     check = doctor_team_line(m)
     assert check.status == "OK", check
     assert f"s3://{bucket}/team" in check.detail and "refreshed every 2.5 s" in check.detail
-    assert "reachable, 1 active bullets" in check.detail
+    assert "reachable, 1 active bullet," in check.detail
 
 
 def test_a_team_store_that_cannot_be_reached_at_start_leaves_personal_memory_working(
