@@ -34,8 +34,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fit_ranking import SETS, fit, log_sigmoid, recall_at
-from ranking_store_stats import Scope
+from fit_ranking import SETS, log_sigmoid, recall_at
+from ranking_store_stats import Scope, fit_kept
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 COLUMNS = ("cosine", "cosine / best", "neighbour cosine", "neighbour cosine / best")
@@ -165,32 +165,7 @@ def main() -> None:
             return np.column_stack([x, *cols]) if cols else x
 
         def fit_on(keep: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
-            xs, ys, ms, qs, ws = [], [], [], [], []
-            off = 0
-            for name, (_, _, y, m, qid, _, _) in data.items():
-                mask = keep[name][qid]
-                if not mask.any():
-                    continue
-                _, renum = np.unique(qid[mask], return_inverse=True)
-                xs.append(design(name)[mask])
-                ys.append(y[mask])
-                ms.append(m[mask])
-                qs.append(renum + off)
-                n = renum.max() + 1
-                ws.append(np.full(n, 5.0 if name.startswith("coding") else 0.5))  # fit_ranking.py's weights
-                off += n
-            x = np.concatenate(xs)
-            beta, b, _ = fit(
-                x,
-                np.concatenate(ys),
-                np.concatenate(ms),
-                np.concatenate(qs),
-                np.concatenate(ws),
-                0.01,
-                (np.zeros(x.shape[1]), -2.0),
-                steps=args.steps,
-            )
-            return beta, b
+            return fit_kept(data, design, keep, 0.01, args.steps)
 
         beta, b = fit_on({n: np.ones(len(data[n][6]), dtype=bool) for n in data})
         cells = [f"{label:34}"]

@@ -21,8 +21,10 @@ import json
 import math
 import sys
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -153,6 +155,44 @@ def extra_features(
     return out, conv
 
 
+def fit_kept(
+    data: dict[str, tuple[Any, ...]],
+    design: Callable[[str], np.ndarray],
+    keep: dict[str, np.ndarray],
+    l2: float,
+    steps: int,
+) -> tuple[np.ndarray, float]:
+    """``fit_ranking.fit`` over the kept queries of every set (``data``: name -> (x, extra, y, multipliers,
+    query ids, total, conversation)), each query renumbered, a coding query weighing 5, a LoCoMo one 0.5 (its two
+    protocols: 1), from zero weights."""
+    xs, ys, ms, qs, ws = [], [], [], [], []
+    off = 0
+    for name, (_, _, y, m, qid, _, _) in data.items():
+        mask = keep[name][qid]
+        if not mask.any():
+            continue
+        _, renum = np.unique(qid[mask], return_inverse=True)
+        xs.append(design(name)[mask])
+        ys.append(y[mask])
+        ms.append(m[mask])
+        qs.append(renum + off)
+        n = renum.max() + 1
+        ws.append(np.full(n, 5.0 if name.startswith("coding") else 0.5))
+        off += n
+    x = np.concatenate(xs)
+    beta, b, _ = fit(
+        x,
+        np.concatenate(ys),
+        np.concatenate(ms),
+        np.concatenate(qs),
+        np.concatenate(ws),
+        l2,
+        (np.zeros(x.shape[1]), -2.0),
+        steps=steps,
+    )
+    return beta, b
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cache", type=Path, required=True)
@@ -193,33 +233,7 @@ def main() -> None:
             return np.column_stack([x, extra[:, cols]]) if cols else x
 
         def fit_on(keep: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
-            xs, ys, ms, qs, ws = [], [], [], [], []
-            off = 0
-            for name, (_, _, y, m, qid, _, _) in data.items():
-                mask = keep[name][qid]
-                if not mask.any():
-                    continue
-                sub_q = qid[mask]
-                _, renum = np.unique(sub_q, return_inverse=True)
-                xs.append(design(name)[mask])
-                ys.append(y[mask])
-                ms.append(m[mask])
-                qs.append(renum + off)
-                nq = renum.max() + 1
-                ws.append(np.full(nq, 5.0 if name.startswith("coding") else 0.5))
-                off += nq
-            x = np.concatenate(xs)
-            beta, b, _ = fit(
-                x,
-                np.concatenate(ys),
-                np.concatenate(ms),
-                np.concatenate(qs),
-                np.concatenate(ws),
-                args.l2,
-                (np.zeros(x.shape[1]), -2.0),
-                steps=args.steps,
-            )
-            return beta, b
+            return fit_kept(data, design, keep, args.l2, args.steps)
 
         every = {name: np.ones(len(data[name][6]), dtype=bool) for name in data}
         beta, b = fit_on(every)
