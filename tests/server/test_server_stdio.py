@@ -57,6 +57,8 @@ def test_the_four_tools_remember_recall_merge_and_forget_over_stdio(tmp_path: Pa
         out["after"] = await s.call_tool("recall", {"query": "make the tests run faster"})
         out["empty"] = await s.call_tool("recall", {"query": "   "})
         out["conflicts"] = await s.call_tool("list_conflicts", {})
+        # a forget by query with purge erases, as it says (it archived, silently, before the ninth round)
+        out["purge"] = await s.call_tool("forget", {"query": "ruff format", "confirm": True, "purge": True})
         return out
 
     out = run(tmp_path / "home", tmp_path, steps)
@@ -68,6 +70,9 @@ def test_the_four_tools_remember_recall_merge_and_forget_over_stdio(tmp_path: Pa
     assert tools["forget"].annotations.destructive_hint is True
     assert tools["remember"].input_schema["properties"]["text"]["maxLength"] == 4000
     assert all(tools[n].output_schema for n in ("remember", "recall", "list_conflicts", "forget"))
+
+    purge = out["purge"].structured_content
+    assert len(purge["purged"]) == 1 and purge["archived"] == [], purge
 
     recall = out["recall"].structured_content
     assert recall["mode"] == "hybrid"
