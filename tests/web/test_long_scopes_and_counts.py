@@ -5,7 +5,6 @@ one word, and two views showed a heading or a help text over nothing. Each at 12
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from .test_web import (  # noqa: F401 - the fixtures, used by name
     needs_browser,
     no_sideways_scroll,
     page_errors,
+    serving,
     wait_for,
 )
 
@@ -82,12 +82,13 @@ def long_memory(settings: Settings, store: Any, embedder: Any, clock: Any, tmp_p
 
 @pytest.fixture
 def long_ui(long_memory: Memory) -> Iterator[UiServer]:
-    server = UiServer(long_memory)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(long_memory) as server:
+        yield server
+
+
+def select_fits(driver: Any, select_id: str) -> None:
+    right = driver.execute_script(f"return document.getElementById('{select_id}').getBoundingClientRect().right")
+    assert right <= driver.execute_script("return window.innerWidth"), f"the Scope select ends at {right} px"
 
 
 def fits(driver: Any, view: str) -> None:
@@ -144,20 +145,14 @@ def test_a_long_scope_fits_every_view_and_breaks_only_at_its_separators(
     browser.find_element(By.ID, "tab-search").click()
     browser.find_element(By.ID, "q").send_keys("docker compose integration tests", Keys.ENTER)
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#results tr[data-id='{compose.id}']"))
-    select = browser.execute_script(
-        "const r = document.getElementById('s-scope').getBoundingClientRect(); return r.right"
-    )
-    assert select <= browser.execute_script("return window.innerWidth"), f"the Scope select ends at {select} px"
+    select_fits(browser, "s-scope")
     shot(browser, "search")
     fits(browser, "search")
     whole(browser, "search")
 
     browser.find_element(By.ID, "tab-conflicts").click()
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#conflicts .conflict")) == 1)
-    select = browser.execute_script(
-        "const r = document.getElementById('c-scope').getBoundingClientRect(); return r.right"
-    )
-    assert select <= browser.execute_script("return window.innerWidth"), f"the Scope select ends at {select} px"
+    select_fits(browser, "c-scope")
     shot(browser, "conflicts")
     fits(browser, "conflicts")
     whole(browser, "conflicts")

@@ -9,6 +9,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,21 @@ from ..helpers import env_for, script
 PYTEST = "Use pytest -n auto (pytest-xdist) to run the suite in parallel"
 
 
-@pytest.fixture
-def ui(memory: Memory) -> Iterator[UiServer]:
+@contextmanager
+def serving(memory: Memory) -> Iterator[UiServer]:
+    """The page's server over ``memory`` on a thread, shut down after."""
     server = UiServer(memory)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def ui(memory: Memory) -> Iterator[UiServer]:
+    with serving(memory) as server:
+        yield server
 
 
 def fetch(url: str, headers: dict[str, str] | None = None, body: dict[str, Any] | None = None) -> tuple[int, Any]:
